@@ -1,0 +1,238 @@
+"""`cpoker`: the command line for the same jobs as the app.
+
+``--json`` output is a contract that scripts rely on: one JSON document on stdout (one
+object a line for the batch and detect commands). Bad input exits with code 2 and one
+line on stderr that says what is wrong; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from importlib import resources
+from typing import Any
+
+from engine.cards import CardError, parse_cards
+from engine.hands import Hand
+from engine.naturals import find_naturals
+from engine.rules import DEFAULT_PRESET, Rules, RulesError, load_rules, preset, preset_names
+from engine.scoring import Settlement, TableError, settle
+from engine.setting import Setting
+from engine.table import load_table, parse_table
+
+EXIT_BAD_INPUT = 2
+BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (CardError, RulesError, TableError)
+
+
+def _emit(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False))
+
+
+def _sign(units: float) -> str:
+    text = f"{units:+g}"
+    return "0" if text in ("+0", "-0") else text
+
+
+# --- check ----------------------------------------------------------------------------
+
+def _row_summary(hand: Hand) -> dict[str, Any]:
+    return {"cards": [str(c) for c in hand.cards], "category": hand.category_name,
+            "description": hand.description}
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    setting = Setting.parse(args.front, args.middle, args.back)
+    reason = setting.foul_reason
+    if args.json:
+        _emit({"legal": reason is None, "reason": reason,
+               "rows": {row.value: _row_summary(hand) for row, hand in setting.hands()}})
+        return 0
+    for row, hand in setting.hands():
+        print(f"{row.value:>6}  {hand!s:<15} {hand.description}")
+    print("legal" if reason is None else f"fouled: {reason}")
+    return 0
+
+
+# --- naturals -------------------------------------------------------------------------
+
+def cmd_naturals(args: argparse.Namespace) -> int:
+    rules = load_rules(args.rules)
+    cards = parse_cards(args.cards, count=13)
+    found = find_naturals(cards, rules)
+    if args.json:
+        _emit({"rules": rules.name, "naturals": [n.to_dict() for n in found]})
+        return 0
+    if not found:
+        print(f"no natural under rules {rules.name}")
+    for natural in found:
+        print(f"{natural.name}: {natural.points:g} units")
+        print(f"    front {' '.join(map(str, natural.front))} | middle "
+              f"{' '.join(map(str, natural.middle))} | back {' '.join(map(str, natural.back))}")
+    return 0
+
+
+# --- score ----------------------------------------------------------------------------
+
+def format_settlement(result: Settlement) -> str:
+    """The showdown as the rule documents print it: one line a pair, then totals."""
+    names = [p.name for p in result.players]
+    width = max(6, *(len(n) for n in names))
+    header = (f"{'pair':<{2 * width + 3}}  {'front':<{width}} {'middle':<{width}} "
+              f"{'back':<{width}}  " + " ".join(f"{n:>{width}}" for n in names))
+    lines = [f"rules: {result.rules.name}", header]
+    for pair in result.pairs:
+        cells = []
+        for row in ("front", "middle", "back"):
+            cells.append(f"{pair.rows[row] or '-':<{width}}")
+        nets = []
+        for n in names:
+            if n == pair.a:
+                nets.append(f"{_sign(pair.net):>{width}}")
+            elif n == pair.b:
+                nets.append(f"{_sign(-pair.net):>{width}}")
+            else:
+                nets.append(" " * width)
+        label = f"{pair.a} v {pair.b}"
+        lines.append(f"{label:<{2 * width + 3}}  {' '.join(cells)}  {' '.join(nets)}")
+    totals = result.totals
+    lines.append(f"{'total':<{2 * width + 3}}  {' ' * (3 * width + 2)}  "
+                 + " ".join(f"{_sign(totals[n]):>{width}}" for n in names))
+    if result.fouls:
+        lines.append(f"fouled: {', '.join(result.fouls)}")
+    for name, natural in result.naturals.items():
+        lines.append(f"natural: {name} declares {natural.name} ({natural.points:g})")
+    lines.append("")
+    lines.append("payments:")
+    for pair in result.pairs:
+        for payment in pair.payments:
+            lines.append(f"  {payment.payer} pays {payment.to} {payment.units:g}: "
+                         f"{payment.reason}")
+    return "\n".join(lines)
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    players, rules = load_table(args.table, args.rules)
+    result = settle(players, rules)
+    if args.json:
+        _emit(result.to_dict())
+    else:
+        print(format_settlement(result))
+    return 0
+
+
+# --- rules ----------------------------------------------------------------------------
+
+def describe_rules(rules: Rules) -> str:
+    lines = [f"{rules.name}: {rules.title}", f"source: {rules.source}", "", rules.description, ""]
+    lines.append(rules.to_toml())
+    return "\n".join(lines)
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    if args.preset is None:
+        if args.json:
+            _emit({"presets": [{"name": n, "title": preset(n).title} for n in preset_names()]})
+            return 0
+        for name in preset_names():
+            print(f"{name:<18} {preset(name).title}")
+        return 0
+    rules = load_rules(args.preset)
+    if args.json:
+        _emit(rules.to_dict())
+    else:
+        print(describe_rules(rules))
+    return 0
+
+
+# --- demo -----------------------------------------------------------------------------
+
+EXAMPLES = resources.files("engine") / "examples"
+
+
+def cmd_demo(_args: argparse.Namespace) -> int:
+    players, rules = parse_table(json.loads((EXAMPLES / "pagat-four-players.json").read_text()))
+    print("Demo: the four-player showdown from the pagat.com rules, settled under 'simple'.\n")
+    print(format_settlement(settle(players, rules)))
+    return 0
+
+
+# --- parser ---------------------------------------------------------------------------
+
+def _rules_help() -> str:
+    return f"a preset ({', '.join(preset_names())}) or a rules TOML file; default {DEFAULT_PRESET}"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cpoker", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = sub.add_parser("check", help="is a setting legal or fouled?")
+    check.add_argument("front")
+    check.add_argument("middle")
+    check.add_argument("back")
+    check.add_argument("--json", action="store_true")
+    check.set_defaults(handler=cmd_check)
+
+    naturals = sub.add_parser("naturals", help="special 13-card hands in these cards")
+    naturals.add_argument("cards")
+    naturals.add_argument("--rules", default=DEFAULT_PRESET, help=_rules_help())
+    naturals.add_argument("--json", action="store_true")
+    naturals.set_defaults(handler=cmd_naturals)
+
+    score = sub.add_parser("score", help="settle a showdown from a table file")
+    score.add_argument("table", help="table JSON file")
+    score.add_argument("--rules", default=None, help=_rules_help() + " (overrides the file)")
+    score.add_argument("--json", action="store_true")
+    score.set_defaults(handler=cmd_score)
+
+    rules = sub.add_parser("rules", help="list the presets, or show one in full")
+    rules.add_argument("preset", nargs="?")
+    rules.add_argument("--json", action="store_true")
+    rules.set_defaults(handler=cmd_rules)
+
+    demo = sub.add_parser("demo", help="settle an example table")
+    demo.set_defaults(handler=cmd_demo)
+
+    for register in _extensions():
+        register(sub)
+    return parser
+
+
+def _extensions() -> list[Callable[[Any], None]]:
+    """Commands that live beside the engine core (solver, vision), registered if present."""
+    found: list[Callable[[Any], None]] = []
+    try:
+        from engine.solver import command as solve_command
+    except ImportError:
+        pass
+    else:
+        def register_solve(sub: Any) -> None:
+            solve = sub.add_parser("solve", help="best settings for 13 cards")
+            solve_command.add_arguments(solve)
+            solve.set_defaults(handler=solve_command.run)
+        found.append(register_solve)
+    try:
+        from vision import command as vision_command
+    except ImportError:
+        pass
+    else:
+        found.append(vision_command.register)
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args) or 0)
+    except BAD_INPUT_ERRORS as error:
+        print(f"cpoker: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,4 @@
+"""Chinese Poker rules engine: cards, hand strength, settings, naturals and scoring.
+
+Knows nothing of images.
+"""

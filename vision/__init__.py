@@ -1,0 +1,1 @@
+"""Photo -> detections -> cards and rows. Knows nothing of scoring."""
