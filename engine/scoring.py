@@ -149,6 +149,9 @@ def _check_table(players: Sequence[Player], rules: Rules) -> None:
     banks = [p.name for p in players if p.bank]
     if len(banks) > 1:
         raise TableError(f"only one player can be the bank, got {', '.join(banks)}")
+    if banks and (rules.pool or rules.single_winner):
+        scheme = "pool" if rules.pool else "single winner"
+        raise TableError(f"the {scheme} is played without a bank: unmark {banks[0]} as bank")
     if rules.bank_required and not banks:
         raise TableError(f'rules "{rules.name}" play against a bank: mark one player "bank"')
     seen: dict[Card, str] = {}
