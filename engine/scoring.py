@@ -427,8 +427,9 @@ class _Table:
             row_winners[row.value] = winners
             for n in winners:
                 collected[n] += share / len(winners)
-        sole = {tuple(w) for w in row_winners.values()}
-        sweeper = next(iter(sole))[0] if len(sole) == 1 and len(next(iter(sole))) == 1 else None
+        # One player alone best in all three rows takes the whole pool and a bit more.
+        firsts = [winners for winners in row_winners.values() if len(winners) == 1]
+        sweeper = firsts[0][0] if len(firsts) == 3 and len({w[0] for w in firsts}) == 1 else None
         # Net each player's pool result as payments between pairs, proportionally, so the
         # settlement stays a list of two-player payments that sum to zero.
         net = {n: collected[n] - rules.pool_stake for n in names}

@@ -136,3 +136,23 @@ def test_vietnamese_triple_when_every_opponent_is_scooped() -> None:
     assert two.totals["S"] == 6  # heads-up: double; "every opponent" needs two or more
     three = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
     assert three.totals["S"] == 18
+
+
+def test_pool_best_rows_collect_and_a_sweep_takes_more() -> None:
+    rules = rules_from_dict({"pool": True}, preset("simple"))
+    strong = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
+    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
+    weaker = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
+    result = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
+    # Pool 9: S takes it all (net +6) and each other player pays 3 more.
+    assert result.totals == {"S": 12, "W": -6, "X": -6}
+    assert result.pool is not None and result.pool["sweep"] == "S"
+
+
+def test_single_winner_collects_one_from_each() -> None:
+    rules = rules_from_dict({"single_winner": True}, preset("simple"))
+    strong = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
+    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
+    weaker = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
+    result = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
+    assert result.totals == {"S": 2, "W": -1, "X": -1}
