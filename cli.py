@@ -158,6 +158,66 @@ def cmd_demo(_args: argparse.Namespace) -> int:
     return 0
 
 
+# --- detect ---------------------------------------------------------------------------
+
+def _detector() -> Any:
+    """The card detector, loaded once per command (the import is heavy: kept lazy)."""
+    from vision.detector import CardDetector, ModelError
+
+    try:
+        return CardDetector()
+    except ModelError as error:
+        raise _CommandError(str(error)) from None
+
+
+class _CommandError(RuntimeError):
+    """A command that cannot run at all (e.g. no detector weights)."""
+
+
+def _read_photos(paths: Sequence[str], expect: int | None) -> list[Any]:
+    from vision.photo import PhotoError
+    from vision.pipeline import PhotoReading, read_photo
+
+    detector = _detector()
+    readings = []
+    for path in paths:
+        try:
+            readings.append(read_photo(path, detector, expect=expect))
+        except PhotoError as error:
+            readings.append(PhotoReading(path, [], None, [str(error)]))
+    return readings
+
+
+def _describe_reading(reading: Any) -> str:
+    lines = [f"{reading.image}: {len(reading.cards)} cards: {' '.join(reading.card_names)}"]
+    if reading.rows:
+        rows = reading.rows.to_dict()
+        lines.append("  rows: " + " | ".join(f"{k} {' '.join(v)}" for k, v in rows.items()))
+    lines.extend(f"  warning: {w}" for w in reading.warnings)
+    return "\n".join(lines)
+
+
+def cmd_detect(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    readings = _read_photos(args.photos, args.expect or None)
+    for reading in readings:
+        if args.save and reading.detections is not None:
+            from vision.draw import annotate
+            from vision.photo import load_photo
+
+            folder = Path(args.save)
+            folder.mkdir(parents=True, exist_ok=True)
+            picture = annotate(load_photo(reading.image), reading.cards, reading.rows)
+            picture.save(folder / (Path(reading.image).stem + "-cards.jpg"), quality=90)
+        if args.json:
+            _emit(reading.to_dict())
+        else:
+            print(_describe_reading(reading))
+    unreadable = [r for r in readings if r.detections is None]
+    return EXIT_BAD_INPUT if unreadable else 0
+
+
 # --- parser ---------------------------------------------------------------------------
 
 def _rules_help() -> str:
@@ -195,6 +255,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="settle an example table")
     demo.set_defaults(handler=cmd_demo)
 
+    detect = sub.add_parser("detect", help="read the cards in photos")
+    detect.add_argument("photos", nargs="+", metavar="PHOTO")
+    detect.add_argument("--json", action="store_true", help="one JSON object a line per photo")
+    detect.add_argument("--save", metavar="DIR", help="write each photo annotated into DIR")
+    detect.add_argument("--expect", type=int, default=13,
+                        help="cards expected in each photo (0: any number); default 13")
+    detect.set_defaults(handler=cmd_detect)
+
     for register in _extensions():
         register(sub)
     return parser
@@ -213,12 +281,6 @@ def _extensions() -> list[Callable[[Any], None]]:
             solve_command.add_arguments(solve)
             solve.set_defaults(handler=solve_command.run)
         found.append(register_solve)
-    try:
-        from vision import command as vision_command
-    except ImportError:
-        pass
-    else:
-        found.append(vision_command.register)
     return found
 
 
@@ -227,7 +289,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.handler(args) or 0)
-    except BAD_INPUT_ERRORS as error:
+    except (*BAD_INPUT_ERRORS, _CommandError) as error:
         print(f"cpoker: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:

@@ -1,0 +1,135 @@
+"""Photo loading and the detection -> cards -> rows stages, without a model."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.detections import Detections
+from vision.photo import PhotoError, load_photo
+from vision.pipeline import read_image
+from vision.reading import group_rows, read_cards
+
+NAMES = ("As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "6s", "5d", "4h", "3c", "2s", "Ah")
+
+
+def detections(items: list[tuple[str, float, float]], size: float = 20.0) -> Detections:
+    """Corner boxes of ``size`` pixels centred at (x, y) for each named card."""
+    xyxy = np.array([[x - size / 2, y - size, x + size / 2, y + size] for _, x, y in items],
+                    np.float32).reshape(-1, 4)
+    return Detections(xyxy, np.full(len(items), 0.9, np.float32),
+                      np.array([NAMES.index(n) for n, _, _ in items], np.int64), NAMES)
+
+
+def test_two_corners_of_one_card_merge() -> None:
+    cards, warnings = read_cards(detections([("As", 100, 100), ("As", 160, 190),
+                                             ("Kd", 400, 100)]))
+    assert sorted(c.card for c in cards) == ["As", "Kd"] and warnings == []
+    ace = next(c for c in cards if c.card == "As")
+    assert ace.corners == 2 and ace.box == (90.0, 80.0, 170.0, 210.0)
+
+
+def test_same_card_far_apart_is_seen_twice() -> None:
+    cards, warnings = read_cards(detections([("As", 100, 100), ("As", 900, 700)]))
+    assert [c.card for c in cards] == ["As", "As"]
+    assert warnings == ["As seen 2 times: remove the duplicate card or correct the reading"]
+
+
+def _rows_layout(angle_degrees: float, front_first: bool = True) -> list[tuple[str, float, float]]:
+    sizes = (3, 5, 5) if front_first else (5, 5, 3)
+    items, index = [], 0
+    angle = math.radians(angle_degrees)
+    for row, size in enumerate(sizes):
+        for k in range(size):
+            x, y = 100 + 90 * k, 100 + 200 * row
+            rx = 500 + (x - 400) * math.cos(angle) - (y - 300) * math.sin(angle)
+            ry = 500 + (x - 400) * math.sin(angle) + (y - 300) * math.cos(angle)
+            items.append((NAMES[index], rx, ry))
+            index += 1
+    return items
+
+
+@pytest.mark.parametrize("angle", [0, 30, 90, 135, 180, 270])
+@pytest.mark.parametrize("front_first", [True, False])
+def test_rows_found_in_any_orientation(angle: float, front_first: bool) -> None:
+    cards, _ = read_cards(detections(_rows_layout(angle, front_first)))
+    rows = group_rows(cards)
+    assert rows is not None
+    if front_first:
+        front, middle, back = NAMES[:3], NAMES[3:8], NAMES[8:13]
+    else:
+        back, middle, front = NAMES[:5], NAMES[5:10], NAMES[10:13]
+    assert {c.card for c in rows.front} == set(front)
+    assert {c.card for c in rows.middle} == set(middle)
+    assert {c.card for c in rows.back} == set(back)
+
+
+def test_a_loose_spread_is_not_rows() -> None:
+    rng = np.random.default_rng(3)
+    items = [(NAMES[i], float(x), float(y)) for i, (x, y) in
+             enumerate(rng.uniform(0, 1000, size=(13, 2)))]
+    cards, _ = read_cards(detections(items))
+    assert group_rows(cards) is None
+
+
+class FakeDetector:
+    def __init__(self, found: Detections) -> None:
+        self.found = found
+
+    def detect(self, image: np.ndarray) -> Detections:
+        return self.found
+
+
+def test_count_warnings() -> None:
+    image = np.zeros((100, 100, 3), np.uint8)
+    twelve = read_image(image, FakeDetector(detections(_rows_layout(0)[:12])))
+    assert twelve.warnings == ["found 12 cards, expected 13: add the missing card or retake "
+                               "the photo"]
+    assert twelve.rows is None
+    none = read_image(image, FakeDetector(Detections.empty(NAMES)))
+    assert none.warnings[0].startswith("no cards found")
+    full = read_image(image, FakeDetector(detections(_rows_layout(0))))
+    assert full.warnings == [] and full.rows is not None
+    assert full.to_dict()["rows"]["front"] == sorted(NAMES[:3], key=lambda n: NAMES.index(n))
+
+
+def _jpeg(image: Image.Image, **kwargs: object) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", **kwargs)
+    return buffer.getvalue()
+
+
+def test_exif_orientation_is_applied() -> None:
+    wide = Image.new("RGB", (200, 100), (255, 0, 0))
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise to display
+    loaded = load_photo(_jpeg(wide, exif=exif))
+    assert loaded.shape == (200, 100, 3)
+
+
+def test_huge_photos_are_shrunk_not_refused() -> None:
+    big = Image.new("RGB", (6000, 4000), (0, 128, 0))
+    loaded = load_photo(_jpeg(big))
+    assert max(loaded.shape[:2]) <= 2048
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [(b"not an image at all", "is not an image we can read"),
+     (b"\xff\xd8\xff\xe0broken jpeg", "cannot be read")],
+)
+def test_unreadable_photos(content: bytes, message: str) -> None:
+    with pytest.raises(PhotoError, match=message):
+        load_photo(content)
+
+
+def test_missing_and_tiny_photos(tmp_path: Path) -> None:
+    with pytest.raises(PhotoError, match="no such file"):
+        load_photo(tmp_path / "nope.jpg")
+    with pytest.raises(PhotoError, match="too small"):
+        load_photo(_jpeg(Image.new("RGB", (10, 10))))

@@ -1,0 +1,55 @@
+"""One value passed between the vision stages: what the detector saw.
+
+Like supervision's ``Detections``: parallel arrays (boxes, confidences, class ids) with
+class names beside them, so each stage filters and reads without raw-array plumbing.
+Boxes are ``x1, y1, x2, y2`` in the pixels of the photo as the user sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Detections:
+    xyxy: np.ndarray  # (N, 4) float32
+    confidence: np.ndarray  # (N,) float32
+    class_id: np.ndarray  # (N,) int64
+    names: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        n = len(self.xyxy)
+        if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or \
+                self.class_id.shape != (n,):
+            raise ValueError("Detections arrays must be (N, 4), (N,) and (N,)")
+
+    @classmethod
+    def empty(cls, names: Sequence[str] = ()) -> Detections:
+        return cls(np.zeros((0, 4), np.float32), np.zeros(0, np.float32),
+                   np.zeros(0, np.int64), tuple(names))
+
+    def __len__(self) -> int:
+        return len(self.xyxy)
+
+    def __getitem__(self, index: np.ndarray | slice) -> Detections:
+        return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
+                          self.names)
+
+    def __iter__(self) -> Iterator[tuple[str, float, tuple[float, float, float, float]]]:
+        for box, conf, cls in zip(self.xyxy, self.confidence, self.class_id, strict=True):
+            yield self.names[int(cls)], float(conf), tuple(float(v) for v in box)
+
+    @property
+    def labels(self) -> list[str]:
+        return [self.names[int(c)] for c in self.class_id]
+
+    @property
+    def centers(self) -> np.ndarray:
+        return np.stack([(self.xyxy[:, 0] + self.xyxy[:, 2]) / 2,
+                         (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
+
+    def scaled(self, factor: float) -> Detections:
+        return Detections(self.xyxy * factor, self.confidence, self.class_id, self.names)

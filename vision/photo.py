@@ -1,0 +1,46 @@
+"""Reading a photo the way the user sees it: EXIF orientation fixed, huge photos shrunk."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+# A phone photo is 12-50 megapixels; the detector looks at 640-1280 pixels, so anything
+# bigger than this is shrunk before it is held in memory as an array.
+MAX_SIDE = 2048
+# Pillow refuses images over ~179 megapixels as a decompression bomb; we say so clearly.
+Image.MAX_IMAGE_PIXELS = 200_000_000
+
+
+class PhotoError(ValueError):
+    """A photo that cannot be used; the message says which and why."""
+
+
+def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarray:
+    """RGB uint8 array (H, W, 3), upright per EXIF, longest side at most ``max_side``."""
+    label = "the uploaded photo" if isinstance(source, bytes) else str(source)
+    try:
+        handle = io.BytesIO(source) if isinstance(source, bytes) else open(source, "rb")  # noqa: SIM115
+    except FileNotFoundError:
+        raise PhotoError(f"{label}: no such file") from None
+    except OSError as error:
+        raise PhotoError(f"{label}: cannot be opened ({error.strerror or error})") from None
+    try:
+        with handle, Image.open(handle) as image:
+            image.draft("RGB", (max_side, max_side))  # JPEG: decode at reduced size, fast
+            upright = ImageOps.exif_transpose(image)
+            rgb = upright.convert("RGB")
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
+            ValueError) as error:
+        what = "is not an image we can read" if isinstance(error, UnidentifiedImageError) \
+            else f"cannot be read ({error})"
+        raise PhotoError(f"{label} {what}: use a JPEG or PNG photo") from None
+    if max(rgb.size) > max_side:
+        rgb.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+    if min(rgb.size) < 32:
+        raise PhotoError(f"{label} is too small ({rgb.size[0]}x{rgb.size[1]} pixels) to show "
+                         "cards")
+    return np.asarray(rgb)

@@ -1,0 +1,69 @@
+"""Photo -> detections -> cards -> rows: the whole reading of one photo."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from .detections import Detections
+from .photo import load_photo
+from .reading import CardReading, Rows, group_rows, read_cards
+
+HAND_SIZE = 13
+
+
+class Detector(Protocol):
+    def detect(self, image: np.ndarray) -> Detections: ...
+
+
+@dataclass
+class PhotoReading:
+    image: str
+    cards: list[CardReading]
+    rows: Rows | None
+    warnings: list[str] = field(default_factory=list)
+    detections: Detections | None = None
+    size: tuple[int, int] = (0, 0)  # width, height of the (shrunk, upright) photo
+
+    @property
+    def card_names(self) -> list[str]:
+        return [r.card for r in self.cards]
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "image": self.image,
+            "cards": [r.to_dict() for r in self.cards],
+            "rows": self.rows.to_dict() if self.rows else None,
+            "warnings": list(self.warnings),
+        }
+
+
+def count_warnings(count: int, expect: int | None) -> list[str]:
+    if count == 0:
+        return ["no cards found: lay the cards face up, corners visible, and retake the photo"]
+    if expect is not None and count != expect:
+        verb = "add the missing" if count < expect else "remove the extra"
+        return [f"found {count} cards, expected {expect}: {verb} "
+                f"{'card' if abs(count - expect) == 1 else 'cards'} or retake the photo"]
+    return []
+
+
+def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
+               expect: int | None = HAND_SIZE) -> PhotoReading:
+    detections = detector.detect(image)
+    cards, warnings = read_cards(detections)
+    warnings += count_warnings(len(cards), expect)
+    rows = group_rows(cards) if len(cards) == HAND_SIZE else None
+    height, width = image.shape[:2]
+    return PhotoReading(name, cards, rows, warnings, detections, (width, height))
+
+
+def read_photo(source: str | Path | bytes, detector: Detector, name: str | None = None,
+               expect: int | None = HAND_SIZE) -> PhotoReading:
+    """Raises :class:`vision.photo.PhotoError` for a file that is not a usable photo."""
+    image = load_photo(source)
+    label = name or (str(source) if not isinstance(source, bytes) else "photo")
+    return read_image(image, detector, label, expect)
