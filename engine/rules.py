@@ -280,6 +280,20 @@ def preset(name: str) -> Rules:
     return rules_from_dict(tomllib.loads(path.read_text(encoding="utf-8")))
 
 
+def rules_from_toml(text: str, name: str = "custom") -> Rules:
+    """A rules file's text (as uploaded in the app); may start from a preset."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"rules file {name} is not valid TOML: {error}") from None
+    base_name = data.pop("preset", None)
+    if base_name is not None and not isinstance(base_name, str):
+        raise RulesError(f'rules file {name}: preset must be a preset name')
+    base = preset(base_name) if base_name else None
+    data.setdefault("name", name)
+    return rules_from_dict(data, base)
+
+
 def load_rules(spec: str | Path) -> Rules:
     """A preset name, or the path of a TOML rules file (which may start from a preset
     with ``preset = "NAME"``)."""
@@ -290,15 +304,9 @@ def load_rules(spec: str | Path) -> Rules:
     if not path.suffix and not path.exists():
         raise RulesError(f'unknown preset "{text}"; presets: {", ".join(preset_names())}')
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RulesError(f"rules file {path} not found") from None
-    except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"rules file {path} is not valid TOML: {error}") from None
     except (OSError, UnicodeDecodeError) as error:
         raise RulesError(f"rules file {path} cannot be read: {error}") from None
-    base_name = data.pop("preset", None)
-    base = preset(base_name) if base_name else None
-    if "name" not in data:
-        data["name"] = path.stem
-    return rules_from_dict(data, base)
+    return rules_from_toml(text, path.stem)

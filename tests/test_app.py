@@ -1,0 +1,133 @@
+"""The Streamlit app, page by page and error by error, through streamlit's AppTest."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import pytest
+from conftest import ROOT
+from streamlit.testing.v1 import AppTest
+
+HANKIN = "As Ks Qs Js 6s 5s 3s Qh 9h 2h Jd 8c 3c"
+
+
+@pytest.fixture
+def app() -> AppTest:
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+
+
+def _texts(at: AppTest, kind: str) -> list[str]:
+    return [str(e.value) for e in getattr(at, kind)]
+
+
+def type_hand(at: AppTest, cards: str) -> AppTest:
+    at.radio(key="hand_source").set_value("Type them").run()
+    at.text_input(key="hand_text").input(cards).run()
+    return at.button(key="hand_use_text").click().run()
+
+
+def test_opens_with_three_pages(app: AppTest) -> None:
+    assert not app.exception
+    assert [t.label for t in app.tabs] == ["My hand", "Score the table", "Session"]
+    assert app.selectbox(key="preset").value == "wikipedia"
+
+
+def test_typed_hand_gets_advice(app: AppTest) -> None:
+    at = type_hand(app, HANKIN)
+    assert not at.exception and not at.error
+    markdown = " ".join(_texts(at, "markdown"))
+    assert "Best settings" in markdown and "#1:" in markdown and "#3:" in markdown
+    assert "front</b> (pair of jacks" in markdown
+
+
+def test_bad_card_is_explained_and_the_text_kept(app: AppTest) -> None:
+    at = type_hand(app, "As Ks Qs 1x")
+    assert any('unknown card "1x"' in e for e in _texts(at, "error"))
+    assert at.text_input(key="hand_text").value == "As Ks Qs 1x"
+
+
+def test_duplicate_typed_card(app: AppTest) -> None:
+    at = type_hand(app, "As Ks As")
+    assert any("As appears twice" in e for e in _texts(at, "error"))
+
+
+def test_wrong_count_says_how_to_fix(app: AppTest) -> None:
+    at = type_hand(app, " ".join(HANKIN.split()[:12]))
+    assert any("12 cards: a hand has 13, add 1" in w for w in _texts(at, "warning"))
+
+
+def test_a_natural_is_named(app: AppTest) -> None:
+    at = type_hand(app, "Ac 2h 3d Tc Js Qh Kd Ah Ts Jh Qd Kc As")
+    assert any("three straights" in s for s in _texts(at, "success"))
+
+
+def test_unreadable_photo_is_explained(app: AppTest) -> None:
+    app.session_state["hand_photo"] = ("upload-1", "notes.jpg", b"this is not a photo")
+    at = app.run()
+    assert not at.exception
+    assert any("is not an image we can read" in e for e in _texts(at, "error"))
+
+
+def _fill_table(at: AppTest, table: dict) -> AppTest:
+    at.radio(key="table_players").set_value(len(table["players"])).run()
+    for seat, player in enumerate(table["players"]):
+        at.text_input(key=f"seat{seat}_name").input(player["name"])
+        for row in ("front", "middle", "back"):
+            at.text_input(key=f"seat{seat}_{row}").input(player[row])
+    return at.run()
+
+
+def _pagat_table() -> dict:
+    path = resources.files("engine") / "examples" / "pagat-four-players.json"
+    return json.loads(path.read_text())
+
+
+def test_showdown_settles_a_four_player_table(app: AppTest) -> None:
+    app.selectbox(key="preset").set_value("simple").run()
+    at = _fill_table(app, _pagat_table())
+    at = at.button(key="settle").click().run()
+    assert not at.exception and not at.error
+    frame = at.dataframe[0].value
+    totals = frame[frame["pair"] == "Total"].iloc[0]
+    assert [totals[n] for n in ("North", "East", "South", "West")] == [3, -5, 3, -1]
+    # Into the session score, then cleared.
+    at = at.button(key="add_deal").click().run()
+    assert at.session_state["session_deals"][0]["East"] == -5
+    at = at.button(key="clear_session").click().run()
+    assert at.session_state["session_deals"] == []
+
+
+def test_showdown_card_at_two_seats_keeps_what_was_typed(app: AppTest) -> None:
+    table = _pagat_table()
+    table["players"][1]["front"] = "Ts 9s 2d"  # Ts is North's too
+    at = _fill_table(app, table)
+    at = at.button(key="settle").click().run()
+    assert any("Ts is used twice at the table: North and East" in e for e in _texts(at, "error"))
+    assert at.text_input(key="seat1_front").value == "Ts 9s 2d"
+
+
+def test_showdown_flags_a_foul(app: AppTest) -> None:
+    table = _pagat_table()
+    north = table["players"][0]
+    north["middle"], north["back"] = north["back"], north["middle"]
+    at = _fill_table(app, table)
+    at = at.button(key="settle").click().run()
+    assert any("North" in e and "Fouled" in e for e in _texts(at, "error"))
+
+
+def test_rules_option_changes_the_settlement(app: AppTest) -> None:
+    app.selectbox(key="preset").set_value("simple").run()
+    app.number_input(key="opt:simple:sweep_bonus").set_value(3.0).run()
+    at = _fill_table(app, _pagat_table())
+    at = at.button(key="settle").click().run()
+    frame = at.dataframe[0].value
+    totals = frame[frame["pair"] == "Total"].iloc[0]
+    # North swept East: 3 more from East.
+    assert totals["North"] == 6 and totals["East"] == -8
+
+
+def test_choosing_a_preset_shows_it_in_words(app: AppTest) -> None:
+    at = app.selectbox(key="preset").set_value("hawaiian-gardens").run()
+    assert not at.exception
+    assert "Hawaiian Gardens" in " ".join(_texts(at, "caption"))
