@@ -3,12 +3,14 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+CHROMIUM := /usr/bin/chromium
+PORT ?= 8501
 export YOLO_OFFLINE := 1
 export YOLO_AUTOINSTALL := false
 export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run test lint install clean
+.PHONY: run run-https test lint install clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,13 +21,28 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The browser tests drive Debian's Chromium (Playwright's own browser download would need
+# a network we do not have).
+$(CHROMIUM):
+	@if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null
+
 run: $(STAMP)
-	$(VENV)/bin/cpoker demo
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT)
+
+# HTTPS for phones on the table's network (a camera needs a secure origin): a self-signed
+# certificate made once in .certs/.
+run-https: $(STAMP)
+	@mkdir -p .certs
+	@[ -f .certs/cert.pem ] || openssl req -x509 -newkey rsa:2048 -nodes -days 365 \
+		-keyout .certs/key.pem -out .certs/cert.pem -subj "/CN=cpoker.local" 2>/dev/null
+	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) \
+		--server.address 0.0.0.0 --server.sslCertFile .certs/cert.pem --server.sslKeyFile .certs/key.pem
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import csv
 import io
+import threading
 from dataclasses import fields
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -200,10 +202,12 @@ def rules_sidebar() -> Rules:
 
 def hand_input() -> None:
     """Camera, upload or typing; every source ends in st.session_state['hand_cards']."""
-    source = st.radio("Cards from", ["Upload a photo", "Camera", "Type them"], horizontal=True,
-                      key="hand_source")
+    source = st.radio("Cards from", ["Upload a photo", "Camera", "Live camera", "Type them"],
+                      horizontal=True, key="hand_source")
     photo = None
-    if source == "Camera":
+    if source == "Live camera":
+        live_camera()
+    elif source == "Camera":
         photo = st.camera_input("Photograph your 13 cards, face up", key="hand_camera")
     elif source == "Upload a photo":
         photo = st.file_uploader("A photo of your 13 cards (or of your three set rows)",
@@ -226,6 +230,61 @@ def hand_input() -> None:
         if reading is not None:
             st.session_state["hand_reading"] = reading
             st.session_state["hand_cards"] = list(dict.fromkeys(reading.card_names))
+
+
+class LiveReader:
+    """Reads every frame of the live video (in streamlit-webrtc's worker thread) and keeps
+    the latest reading for the page to take."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+        self.lock = threading.Lock()
+        self.latest: list[str] = []
+
+    def __call__(self, frame: Any) -> Any:
+        import av
+
+        from vision.draw import annotate
+        from vision.pipeline import read_image
+
+        image = frame.to_ndarray(format="rgb24")
+        reading = read_image(image, self.detector, "live", expect=13)
+        with self.lock:
+            self.latest = list(dict.fromkeys(reading.card_names))
+        boxed = np.asarray(annotate(image, reading.cards, reading.rows))
+        return av.VideoFrame.from_ndarray(boxed, format="rgb24")
+
+
+def live_camera() -> None:
+    """A continuous webcam view with the cards boxed as they are read. Peer-to-peer on the
+    same machine or network, so no STUN/TURN server is configured."""
+    from streamlit_webrtc import WebRtcMode, webrtc_streamer
+
+    from vision.detector import ModelError
+
+    try:
+        detector = get_detector()
+    except ModelError as error:
+        st.error(f"The card detector is not available ({error}). Type the cards instead.")
+        return
+    reader = st.session_state.setdefault("live_reader", LiveReader(detector))
+    webrtc_streamer(
+        key="live",
+        mode=WebRtcMode.SENDRECV,
+        video_frame_callback=reader,
+        rtc_configuration={"iceServers": []},
+        media_stream_constraints={"video": {"width": {"ideal": 1920},
+                                            "height": {"ideal": 1080}}, "audio": False},
+        async_processing=True,
+    )
+    if st.button("Use the cards in view", key="live_take"):
+        with reader.lock:
+            seen = list(reader.latest)
+        if seen:
+            st.session_state["hand_cards"] = seen
+            st.session_state["hand_reading"] = None
+        else:
+            st.warning("No cards in view yet: start the camera and show the cards.")
 
 
 def page_hand(rules: Rules) -> None:
@@ -364,6 +423,10 @@ def page_showdown(rules: Rules) -> None:
         show_settlement(result)
 
 
+def _units(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else round(value, 2)
+
+
 def settlement_table(result: Settlement) -> pd.DataFrame:
     names = [p.name for p in result.players]
     rows = []
@@ -372,11 +435,12 @@ def settlement_table(result: Settlement) -> pd.DataFrame:
         for r in ROW_NAMES:
             row[f"{r} winner"] = pair.rows[r] or "-"
         for n in names:
-            row[n] = pair.net if n == pair.a else (-pair.net if n == pair.b else None)
+            row[n] = (_units(pair.net) if n == pair.a else
+                      _units(-pair.net) if n == pair.b else "")
         rows.append(row)
     totals = result.totals
     rows.append({"pair": "Total", **{f"{r} winner": "" for r in ROW_NAMES},
-                 **{n: totals[n] for n in names}})
+                 **{n: _units(totals[n]) for n in names}})
     return pd.DataFrame(rows)
 
 
@@ -386,7 +450,7 @@ def show_settlement(result: Settlement) -> None:
         st.error("Fouled (back >= middle >= front broken): " + ", ".join(result.fouls))
     for name, natural in result.naturals.items():
         st.success(f"{name} declares {natural.name} ({natural.points:g})")
-    st.dataframe(settlement_table(result), hide_index=True, use_container_width=True)
+    st.table(settlement_table(result).set_index("pair"))
     with st.expander("Every payment with its reason"):
         for pair in result.pairs:
             st.markdown(f"**{pair.a} v {pair.b}**: net {pair.net:+g} to {pair.a}")

@@ -88,9 +88,8 @@ def test_showdown_settles_a_four_player_table(app: AppTest) -> None:
     at = _fill_table(app, _pagat_table())
     at = at.button(key="settle").click().run()
     assert not at.exception and not at.error
-    frame = at.dataframe[0].value
-    totals = frame[frame["pair"] == "Total"].iloc[0]
-    assert [totals[n] for n in ("North", "East", "South", "West")] == [3, -5, 3, -1]
+    totals = at.table[0].value.loc["Total"]
+    assert [float(totals[n]) for n in ("North", "East", "South", "West")] == [3, -5, 3, -1]
     # Into the session score, then cleared.
     at = at.button(key="add_deal").click().run()
     assert at.session_state["session_deals"][0]["East"] == -5
@@ -121,10 +120,9 @@ def test_rules_option_changes_the_settlement(app: AppTest) -> None:
     app.number_input(key="opt:simple:sweep_bonus").set_value(3.0).run()
     at = _fill_table(app, _pagat_table())
     at = at.button(key="settle").click().run()
-    frame = at.dataframe[0].value
-    totals = frame[frame["pair"] == "Total"].iloc[0]
+    totals = at.table[0].value.loc["Total"]
     # North swept East: 3 more from East.
-    assert totals["North"] == 6 and totals["East"] == -8
+    assert float(totals["North"]) == 6 and float(totals["East"]) == -8
 
 
 def test_choosing_a_preset_shows_it_in_words(app: AppTest) -> None:

@@ -1,0 +1,173 @@
+"""End-to-end: the real app in a real headless Chromium (Debian's), driven by Playwright.
+
+Screenshots land in test-artifacts/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts"
+SCENES = ROOT / "tests" / "data" / "scenes"
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("CPOKER_SKIP_BROWSER") == "1", reason="CPOKER_SKIP_BROWSER=1")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+         "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        process.kill()
+        raise RuntimeError("the Streamlit server did not start within 90 s")
+    yield url
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def _browser(playwright, *extra: str):
+    assert CHROMIUM.exists(), "Debian's chromium is needed: `make test` installs it"
+    return playwright.chromium.launch(
+        executable_path=str(CHROMIUM), headless=True,
+        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+              "--disable-component-update", "--disable-sync", "--no-first-run",
+              "--disable-quic", *extra])
+
+
+@pytest.fixture(scope="module")
+def playwright_handle():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as handle:
+        yield handle
+
+
+def _open(page, url: str) -> None:
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_text("Chinese Poker table assistant").first.wait_for(timeout=60_000)
+
+
+def _shot(page, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def test_score_a_four_player_table(server: str, playwright_handle) -> None:
+    browser = _browser(playwright_handle)
+    page = browser.new_page(viewport={"width": 1600, "height": 1200})
+    _open(page, server)
+    page.get_by_role("tab", name="Score the table").click()
+    page.get_by_text("Preset").first.wait_for()
+    table = json.loads((resources.files("engine") / "examples" / "pagat-four-players.json")
+                       .read_text())
+    names = page.get_by_label("Name")
+    fronts, middles, backs = (page.get_by_label(r, exact=True) for r in
+                              ("front", "middle", "back"))
+    for seat, player in enumerate(table["players"]):
+        names.nth(seat).fill(player["name"])
+        names.nth(seat).press("Enter")
+        for locator, row in ((fronts, "front"), (middles, "middle"), (backs, "back")):
+            locator.nth(seat).fill(player[row])
+            locator.nth(seat).press("Enter")
+    page.get_by_role("button", name="Settle the showdown").click()
+    total = page.locator("table tr", has_text="Total")
+    total.wait_for(timeout=30_000)
+    cells = [c.strip() for c in total.locator("td, th").all_inner_texts()]
+    _shot(page, "showdown-four-players")
+    browser.close()
+    # Settled under the default rules (wikipedia: 2-4 with royalties).
+    numbers = [float(c) for c in cells if c.lstrip("+-").replace(".", "").isdigit()]
+    assert len(numbers) == 4 and sum(numbers) == 0
+
+
+def _weights_present() -> bool:
+    return (ROOT / "models" / "cards.pt").exists() or (ROOT / "models" / "cards.onnx").exists()
+
+
+needs_model = pytest.mark.skipif(not _weights_present(), reason="no detector weights yet")
+
+
+@needs_model
+def test_upload_a_photo_and_see_the_cards(server: str, playwright_handle) -> None:
+    scene = sorted(SCENES.glob("*.jpg"))[0]
+    expected = set(json.loads(scene.with_suffix(".json").read_text())["cards"])
+    browser = _browser(playwright_handle)
+    page = browser.new_page(viewport={"width": 1400, "height": 1600})
+    _open(page, server)
+    page.locator("input[type=file]").first.set_input_files(str(scene))
+    page.get_by_text("cards read").first.wait_for(timeout=60_000)
+    _shot(page, "upload-photo")
+    chosen = page.get_by_label("Cards (remove a wrong one, add a missed one)")
+    text = page.inner_text("body")
+    browser.close()
+    assert chosen is not None
+    found = sum(1 for card in expected if _face(card) in text)
+    assert found >= 12
+
+
+def _face(card: str) -> str:
+    return ("10" if card[0] == "T" else card[0]) + {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}[card[1]]
+
+
+@needs_model
+def test_take_a_picture_with_the_fake_camera(server: str, playwright_handle, tmp_path: Path
+                                             ) -> None:
+    from PIL import Image
+
+    scene = sorted(SCENES.glob("*.jpg"))[0]
+    expected = set(json.loads(scene.with_suffix(".json").read_text())["cards"])
+    # Chromium's fake camera plays an MJPEG file: JPEG frames one after another.
+    frame = Image.open(scene).convert("RGB").resize((1280, 720))
+    video = tmp_path / "scene.mjpeg"
+    with video.open("wb") as out:
+        for _ in range(30):
+            frame.save(out, format="JPEG", quality=92)
+    browser = _browser(playwright_handle, "--use-fake-device-for-media-stream",
+                       "--use-fake-ui-for-media-stream",
+                       f"--use-file-for-fake-video-capture={video}")
+    context = browser.new_context(viewport={"width": 1400, "height": 1600},
+                                  permissions=["camera"])
+    page = context.new_page()
+    _open(page, server)
+    page.get_by_text("Camera", exact=True).click()
+    page.get_by_role("button", name="Take Photo").click(timeout=60_000)
+    page.get_by_text("cards read").first.wait_for(timeout=60_000)
+    _shot(page, "fake-camera")
+    text = page.inner_text("body")
+    browser.close()
+    found = sum(1 for card in expected if _face(card) in text)
+    assert found >= 12
