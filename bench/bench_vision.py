@@ -1,0 +1,54 @@
+"""Benchmark: the whole photo -> cards path on this CPU.
+
+    python bench/bench_vision.py [--photos DIR] [--repeat 3]
+
+Times load (decode, EXIF, shrink) + detect + merge corners + group rows for each photo,
+after one warm-up, and prints the median and 90th percentile per photo with the model's
+input size. Photos: the committed rendered scenes by default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from vision.detector import CardDetector  # noqa: E402
+from vision.photo import load_photo  # noqa: E402
+from vision.pipeline import read_image  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--photos", type=Path, default=ROOT / "tests" / "data" / "scenes")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=50)
+    args = parser.parse_args()
+    photos = sorted(p for p in args.photos.rglob("*") if p.suffix.lower() in
+                    {".jpg", ".jpeg", ".png"})[: args.limit]
+    if not photos:
+        print(f"no photos in {args.photos}", file=sys.stderr)
+        return 2
+    detector = CardDetector()
+    detector.warm_up()
+    times = []
+    for _ in range(args.repeat):
+        for photo in photos:
+            start = time.perf_counter()
+            read_image(load_photo(photo), detector, str(photo))
+            times.append(1000 * (time.perf_counter() - start))
+    times.sort()
+    print("| weights | imgsz | photos | runs | median ms | p90 ms |")
+    print("|---|---|---|---|---|---|")
+    print(f"| {detector.info.weights.name} | {detector.info.imgsz} | {len(photos)} | {len(times)} "
+          f"| {statistics.median(times):.1f} | {times[int(0.9 * (len(times) - 1))]:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

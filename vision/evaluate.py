@@ -1,0 +1,166 @@
+"""Measure the whole photo -> cards path on a labelled data set.
+
+    python -m vision.evaluate DATA [--limit N] [--split val] [--json]
+
+DATA is a YOLO-format folder with a ``data.yaml`` (class names in the project's card
+notation): our rendered scenes (corner boxes) or the real photos in
+``../shared/datasets/real-photos-dev`` (whole-card boxes). Either way the truth for a
+photo is the set of cards its labels name, and the pipeline's answer is the set of cards
+it reads, so the figures are per card and per photo, not per box:
+
+- card precision: cards read that are in the photo / cards read;
+- card recall: cards in the photo that were read / cards in the photo;
+- photos exactly right: the set read equals the set in the photo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .photo import PhotoError, load_photo
+from .pipeline import read_image
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
+
+
+def _names(data: Path) -> list[str]:
+    """Class names from data.yaml, read without a YAML dependency (both forms we write)."""
+    text = (data / "data.yaml").read_text()
+    names: dict[int, str] = {}
+    in_names = False
+    for line in text.splitlines():
+        stripped = line.split("#", 1)[0].rstrip()
+        if stripped.startswith("names:"):
+            rest = stripped[len("names:"):].strip()
+            if rest.startswith("["):
+                return [n.strip().strip("'\"") for n in rest.strip("[]").split(",")]
+            in_names = True
+            continue
+        if in_names:
+            if not line.startswith((" ", "\t")):
+                break
+            key, _, value = stripped.strip().partition(":")
+            names[int(key)] = value.strip().strip("'\"")
+    return [names[i] for i in sorted(names)]
+
+
+def _images(data: Path, split: str | None) -> list[Path]:
+    roots = [data / "images" / split] if split and (data / "images" / split).is_dir() \
+        else [data / "images"]
+    return sorted(p for root in roots for p in root.rglob("*") if p.suffix.lower()
+                  in IMAGE_SUFFIXES)
+
+
+def _label_path(image: Path) -> Path:
+    parts = list(image.parts)
+    index = len(parts) - 1 - parts[::-1].index("images")
+    parts[index] = "labels"
+    return Path(*parts).with_suffix(".txt")
+
+
+def truth(image: Path, names: list[str]) -> set[str]:
+    path = _label_path(image)
+    if not path.exists():
+        return set()
+    return {names[int(line.split()[0])] for line in path.read_text().splitlines()
+            if line.strip()}
+
+
+@dataclass
+class Scores:
+    photos: int = 0
+    exact: int = 0
+    true_positive: int = 0
+    read: int = 0
+    present: int = 0
+    seconds: list[float] = field(default_factory=list)
+    misses: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.true_positive / self.read if self.read else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.true_positive / self.present if self.present else 0.0
+
+    @property
+    def exact_rate(self) -> float:
+        return self.exact / self.photos if self.photos else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "photos": self.photos,
+            "card_precision": round(self.precision, 4),
+            "card_recall": round(self.recall, 4),
+            "photos_exactly_right": round(self.exact_rate, 4),
+            "median_ms_per_photo": round(1000 * statistics.median(self.seconds), 1)
+            if self.seconds else None,
+        }
+
+
+def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
+             ) -> Scores:
+    names = _names(data)
+    scores = Scores()
+    for image_path in _images(data, split)[:limit]:
+        expected = truth(image_path, names)
+        start = time.perf_counter()
+        try:
+            image = load_photo(image_path)
+        except PhotoError:
+            continue
+        reading = read_image(image, detector, str(image_path), expect=None)  # type: ignore[arg-type]
+        scores.seconds.append(time.perf_counter() - start)
+        found = set(reading.card_names)
+        scores.photos += 1
+        scores.exact += found == expected
+        scores.true_positive += len(found & expected)
+        scores.read += len(found)
+        scores.present += len(expected)
+        if found != expected:
+            scores.misses.append({"image": image_path.name,
+                                  "missed": sorted(expected - found),
+                                  "wrong": sorted(found - expected)})
+    return scores
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--split", default="val", help="images/SPLIT if present (default val)")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--weights", type=Path, default=None)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
+    args = parser.parse_args(argv)
+    if not (args.data / "data.yaml").exists():
+        print(f"evaluate: {args.data} has no data.yaml", file=sys.stderr)
+        return 2
+    from .detector import CardDetector, ModelInfo, default_model
+
+    info = default_model()
+    if args.weights:
+        info = ModelInfo(args.weights, info.imgsz, info.conf, info.iou)
+    detector = CardDetector(info)
+    detector.warm_up()
+    scores = evaluate(args.data, detector, args.split, args.limit)
+    result = {"data": str(args.data), "weights": str(info.weights), **scores.to_dict()}
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>22}: {value}")
+        for miss in scores.misses[: args.misses]:
+            print(f"  {miss['image']}: missed {miss['missed']} wrong {miss['wrong']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
