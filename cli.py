@@ -218,6 +218,46 @@ def cmd_detect(args: argparse.Namespace) -> int:
     return EXIT_BAD_INPUT if unreadable else 0
 
 
+def cmd_advise(args: argparse.Namespace) -> int:
+    """Read the 13 cards in a photo, then solve them; the photo's rows, if set, are rated."""
+    from engine.solver import compare, solve
+
+    rules = load_rules(args.rules)
+    reading = _read_photos([args.photo], 13)[0]
+    report: dict[str, Any] = {**reading.to_dict(), "advice": None, "own": None}
+    problem = reading.warnings[0] if reading.detections is None else None
+    cards: tuple = ()
+    if problem is None:
+        try:
+            cards = parse_cards(reading.card_names, count=13)
+        except CardError as error:
+            problem = f"the photo shows no usable hand: {error}; retake it or type the cards"
+    if problem is None:
+        advice = solve(cards, rules, players=args.players, top=args.top)
+        report["advice"] = advice.to_dict()
+        if reading.rows is not None:
+            rows = reading.rows.to_dict()
+            own = Setting.parse(rows["front"], rows["middle"], rows["back"])
+            report["own"] = compare(own, rules, players=args.players).to_dict()
+    if args.json:
+        _emit(report)
+    else:
+        print(_describe_reading(reading))
+        if report["advice"] is not None:
+            from engine.solver.command import render
+
+            print(render(advice))
+            if report["own"] is not None:
+                own_report = report["own"]
+                verdict = ("fouled: " + own_report["foul_reason"] if not own_report["legal"]
+                           else f"legal, gives up {own_report['gives_up']:.2f} units a deal")
+                print(f"your setting in the photo: {verdict}")
+    if problem is not None:
+        print(f"cpoker: error: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return 0
+
+
 # --- parser ---------------------------------------------------------------------------
 
 def _rules_help() -> str:
@@ -262,6 +302,14 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--expect", type=int, default=13,
                         help="cards expected in each photo (0: any number); default 13")
     detect.set_defaults(handler=cmd_detect)
+
+    advise = sub.add_parser("advise", help="read 13 cards from a photo and suggest settings")
+    advise.add_argument("photo", metavar="PHOTO")
+    advise.add_argument("--rules", default=DEFAULT_PRESET, help=_rules_help())
+    advise.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
+    advise.add_argument("--top", type=int, default=3)
+    advise.add_argument("--json", action="store_true")
+    advise.set_defaults(handler=cmd_advise)
 
     for register in _extensions():
         register(sub)
