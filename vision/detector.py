@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.cards import CARD_NAMES
+
 from .detections import Detections
 from .setup_offline import configure_environment
 
@@ -30,6 +32,8 @@ class ModelInfo:
     imgsz: int = 640
     conf: float = 0.35
     iou: float = 0.5
+    classifier: Path | None = None  # second stage (vision.classifier), when shipped
+    min_class_conf: float = 0.4  # a crop the classifier cannot name is not a corner
 
 
 def default_model(models: Path = MODELS) -> ModelInfo:
@@ -38,10 +42,13 @@ def default_model(models: Path = MODELS) -> ModelInfo:
     meta = models / "cards.json"
     if meta.exists():
         settings = json.loads(meta.read_text())
+    classifier = models / "corner-classifier.onnx"
     for name in ("cards.onnx", "cards.pt"):
         if (models / name).exists():
             return ModelInfo(models / name, int(settings.get("imgsz", 640)),
-                             float(settings.get("conf", 0.35)), float(settings.get("iou", 0.5)))
+                             float(settings.get("conf", 0.35)), float(settings.get("iou", 0.5)),
+                             classifier if classifier.exists() else None,
+                             float(settings.get("min_class_conf", 0.4)))
     raise ModelError(f"no detector weights in {models}: expected cards.onnx or cards.pt "
                      "(train one with `python -m vision.train`)")
 
@@ -63,20 +70,42 @@ class CardDetector:
                 raise ModelError(f"cannot load detector {self.info.weights}: {error}") from None
         names = self.model.names
         self.names = tuple(names[i] for i in range(len(names)))
+        self.classifier = None
+        if self.info.classifier is not None:
+            from .classifier import CornerClassifier
+
+            self.classifier = CornerClassifier(self.info.classifier)
 
     def detect(self, image: np.ndarray) -> Detections:
         """``image``: RGB uint8 (H, W, 3)."""
         # ultralytics expects BGR arrays, as OpenCV reads them.
+        # Class-agnostic suppression: two corner indices never lie on top of each other,
+        # so overlapping boxes are one index, whatever names the detector gave them.
         result = self.model.predict(image[:, :, ::-1], imgsz=self.info.imgsz,
                                     conf=self.info.conf, iou=self.info.iou, device="cpu",
-                                    verbose=False)[0]
+                                    agnostic_nms=True, verbose=False)[0]
         boxes = result.boxes
-        return Detections(
+        found = Detections(
             boxes.xyxy.cpu().numpy().astype(np.float32),
             boxes.conf.cpu().numpy().astype(np.float32),
             boxes.cls.cpu().numpy().astype(np.int64),
             self.names,
         )
+        return self._name_corners(image, found) if self.classifier is not None else found
+
+    def _name_corners(self, image: np.ndarray, found: Detections) -> Detections:
+        """Second stage: the classifier names each corner from the full-size photo."""
+        from .classifier import crop_square
+
+        assert self.classifier is not None
+        if len(found) == 0:
+            return found
+        crops = np.stack([crop_square(image, box) for box in found.xyxy])
+        classes, confidence = self.classifier.classify(crops)
+        keep = confidence >= self.info.min_class_conf
+        named = Detections(found.xyxy, found.confidence * confidence,
+                           classes.astype(np.int64), CARD_NAMES)
+        return named[keep]
 
     def warm_up(self) -> None:
         self.detect(np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8))

@@ -1,0 +1,246 @@
+"""The second stage: a small CNN that names the card from a crop of one corner index.
+
+Why a second stage: the detector looks at the photo shrunk to its input size, where a
+corner index of a 13-card spread is only 10-20 pixels tall; finding it there is easy,
+naming it among 52 classes is not. The classifier reads the same corner from the photo at
+full resolution (up to 2048 pixels, see ``vision.photo``), so it sees 2-4 times the
+pixels. It is also cheap to train on a CPU: crops are tiny, and they are cut from
+rendered scenes by the hundred thousand.
+
+    python -m vision.classifier crops --out datasets/generated/crops-train.npz --scenes 2500
+    python -m vision.classifier train --train ... --val ... --out models/corner-classifier.onnx
+
+At run time only onnxruntime is needed (``CornerClassifier``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import CARD_NAMES
+
+CROP = 40  # crops are CROP x CROP RGB
+MARGIN = 1.3  # the crop's side is this many times the box's longer side
+MODELS = Path(__file__).resolve().parent.parent / "models"
+DEFAULT_WEIGHTS = MODELS / "corner-classifier.onnx"
+
+
+def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
+                size: int = CROP) -> np.ndarray:
+    """The square around ``box`` (x1, y1, x2, y2 in ``image`` pixels), resized; the parts
+    outside the photo are filled with the nearest edge pixels."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 2.0) * margin
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    # An affine map from the square onto the crop: one interpolation, sub-pixel exact.
+    scale = size / side
+    matrix = np.float32([[scale, 0, size / 2 - cx * scale], [0, scale, size / 2 - cy * scale]])
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, matrix, (size, size), flags=interpolation,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+# --- run time --------------------------------------------------------------------------
+
+class CornerClassifier:
+    """Names corner crops; ``classify`` returns (class ids, confidences)."""
+
+    def __init__(self, weights: Path = DEFAULT_WEIGHTS) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 2
+        self.session = ort.InferenceSession(str(weights), options,
+                                            providers=["CPUExecutionProvider"])
+        self.input = self.session.get_inputs()[0].name
+
+    def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``crops``: (N, CROP, CROP, 3) uint8 RGB."""
+        if len(crops) == 0:
+            return np.zeros(0, np.int64), np.zeros(0, np.float32)
+        batch = crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        logits = self.session.run(None, {self.input: batch})[0]
+        logits = logits - logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        probs /= probs.sum(axis=1, keepdims=True)
+        return probs.argmax(axis=1), probs.max(axis=1).astype(np.float32)
+
+
+# --- training data ---------------------------------------------------------------------
+
+def make_crops(scenes: int, seed: int, role: str, size: int = 960,
+               per_box: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of every labelled corner in ``scenes`` rendered scenes of ``role`` decks, each
+    cut ``per_box`` times with the box jittered as a detector's box would be."""
+    from tqdm import tqdm
+
+    from vision.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
+    from vision.synth.decks import available_decks, load_deck
+    from vision.synth.scene import render_scene
+
+    rng = np.random.default_rng(seed)
+    decks = [load_deck(name) for name in available_decks(role)]
+    backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
+    images: list[np.ndarray] = []
+    labels: list[int] = []
+    for _ in tqdm(range(scenes), desc=f"crops ({role})", unit="scene"):
+        deck = decks[int(rng.integers(len(decks)))]
+        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds)
+        jpeg = cv2.imdecode(np.frombuffer(cv2.imencode(
+            ".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])[1], np.uint8),
+            cv2.IMREAD_UNCHANGED)
+        for cls, cx, cy, w, h in scene.labels:
+            for _ in range(per_box):
+                bw, bh = w * size * rng.uniform(0.85, 1.2), h * size * rng.uniform(0.85, 1.2)
+                x = cx * size + rng.normal(0, 0.08) * bw
+                y = cy * size + rng.normal(0, 0.08) * bh
+                box = (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)
+                images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(0.9, 1.15)))
+                labels.append(cls)
+    return np.stack(images), np.array(labels, np.int64)
+
+
+# --- the network -------------------------------------------------------------------------
+
+def build_network():  # -> torch.nn.Module (torch is imported only for training)
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True)]
+
+    return nn.Sequential(
+        *block(3, 32), *block(32, 32), nn.MaxPool2d(2),
+        *block(32, 64), *block(64, 64), nn.MaxPool2d(2),
+        *block(64, 128), *block(128, 128), nn.MaxPool2d(2),
+        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2), nn.Linear(128, len(CARD_NAMES)),
+    )
+
+
+def _augment(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
+    import torch
+    import torch.nn.functional as F
+
+    n = batch.shape[0]
+    # Quarter turns and mirror images keep the class (the index and its suit turn together).
+    turns = int(torch.randint(0, 4, (1,), generator=generator))
+    batch = torch.rot90(batch, turns, dims=(2, 3))
+    if bool(torch.rand(1, generator=generator) < 0.5):
+        batch = batch.flip(3)
+    # Light, contrast, colour cast, blur by shrinking, noise.
+    gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=generator)
+    bias = 0.25 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    cast = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    batch = (batch - 0.5) * gain + 0.5 + bias
+    batch = batch * cast
+    small = int(torch.randint(14, CROP + 1, (1,), generator=generator))
+    if small < CROP:
+        batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=CROP,
+                              mode="bilinear", align_corners=False)
+    batch = batch + 0.03 * torch.rand(1, generator=generator) * torch.randn(
+        batch.shape, generator=generator)
+    return batch.clamp(0, 1)
+
+
+def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
+          batch_size: int = 256) -> dict[str, float]:
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    generator = torch.Generator().manual_seed(seed)
+    train_data = np.load(train_file)
+    val_data = np.load(val_file)
+    x_train = torch.from_numpy(train_data["images"]).permute(0, 3, 1, 2).contiguous()
+    y_train = torch.from_numpy(train_data["labels"])
+    x_val = torch.from_numpy(val_data["images"]).permute(0, 3, 1, 2).float() / 255
+    y_val = torch.from_numpy(val_data["labels"])
+    net = build_network()
+    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * ((len(x_train) + batch_size - 1) // batch_size)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    history: dict[str, float] = {}
+    started = time.time()
+    for epoch in range(epochs):
+        net.train()
+        order = torch.randperm(len(x_train), generator=generator)
+        total_loss = 0.0
+        for start in range(0, len(order), batch_size):
+            index = order[start:start + batch_size]
+            batch = _augment(x_train[index].float() / 255, generator)
+            loss = F.cross_entropy(net(batch), y_train[index], label_smoothing=0.05)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total_loss += float(loss) * len(index)
+        accuracy = evaluate_accuracy(net, x_val, y_val)
+        history = {"epoch": epoch + 1, "loss": total_loss / len(x_train),
+                   "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
+        print(json.dumps(history), flush=True)
+    export(net, out)
+    return history
+
+
+def evaluate_accuracy(net, x_val, y_val) -> float:  # torch objects
+    import torch
+
+    net.eval()
+    correct = 0
+    with torch.no_grad():
+        for start in range(0, len(x_val), 1024):
+            logits = net(x_val[start:start + 1024])
+            correct += int((logits.argmax(1) == y_val[start:start + 1024]).sum())
+    return correct / max(1, len(x_val))
+
+
+def export(net, out: Path) -> None:  # torch module
+    import torch
+
+    net.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(out), input_names=["crops"],
+                      output_names=["logits"], dynamic_axes={"crops": {0: "n"},
+                                                             "logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.classifier", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    crops = sub.add_parser("crops", help="cut corner crops from rendered scenes")
+    crops.add_argument("--out", type=Path, required=True)
+    crops.add_argument("--scenes", type=int, default=2500)
+    crops.add_argument("--seed", type=int, default=0)
+    crops.add_argument("--role", choices=["train", "val"], default="train")
+    crops.add_argument("--size", type=int, default=960)
+    fit = sub.add_parser("train", help="train the classifier and export it to ONNX")
+    fit.add_argument("--train", type=Path, required=True)
+    fit.add_argument("--val", type=Path, required=True)
+    fit.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
+    fit.add_argument("--epochs", type=int, default=12)
+    fit.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.command == "crops":
+        images, labels = make_crops(args.scenes, args.seed, args.role, args.size)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(args.out, images=images, labels=labels)
+        print(f"{len(labels)} crops -> {args.out}")
+        return 0
+    history = train(args.train, args.val, args.out, args.epochs, args.seed)
+    print(f"exported {args.out}: {history}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
