@@ -1,0 +1,38 @@
+"""The second stage: square crops around corner boxes, and the shipped classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classifier import CROP, DEFAULT_WEIGHTS, crop_square
+
+
+def test_crop_is_centred_and_square() -> None:
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[90:110, 140:160] = 255  # a white square at (150, 100), 20 px
+    crop = crop_square(image, (140, 90, 160, 110), margin=2.0)
+    assert crop.shape == (CROP, CROP, 3)
+    # The square fills the middle half of the crop.
+    assert crop[CROP // 2, CROP // 2].tolist() == [255, 255, 255]
+    assert crop[2, 2].tolist() == [0, 0, 0]
+    assert crop[CROP // 4 + 1, CROP // 4 + 1].tolist() == [255, 255, 255]
+
+
+def test_crop_outside_the_photo_repeats_the_edge() -> None:
+    image = np.full((50, 50, 3), 7, np.uint8)
+    crop = crop_square(image, (-20, -20, 10, 10))
+    assert crop.shape == (CROP, CROP, 3) and int(crop.min()) == 7
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_classifier_names_a_batch() -> None:
+    from vision.classifier import CornerClassifier
+
+    classifier = CornerClassifier()
+    classes, confidence = classifier.classify(np.zeros((3, CROP, CROP, 3), np.uint8))
+    assert classes.shape == (3,) and confidence.shape == (3,)
+    assert ((0 <= classes) & (classes < 52)).all()
+    assert ((0 <= confidence) & (confidence <= 1)).all()
+    empty = classifier.classify(np.zeros((0, CROP, CROP, 3), np.uint8))
+    assert len(empty[0]) == 0
