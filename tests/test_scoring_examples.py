@@ -13,6 +13,11 @@ from engine.scoring import Player, settle
 from engine.setting import Setting
 from engine.table import parse_table
 
+# Three hands that come back in several tests: each beats the next on every row.
+STRONG = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
+WEAK = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
+WEAKER = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
+
 
 def _settle(data: dict, rules: str | None = None):
     players, table_rules = parse_table(data, rules)
@@ -81,10 +86,7 @@ def test_hawaiian_gardens_chips_example() -> None:
 
 def test_hawaiian_gardens_sweep_of_every_opponent_pays_nine() -> None:
     rules = preset("hawaiian-gardens")
-    strong = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
-    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
-    weaker = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
-    result = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
+    result = settle([Player("S", STRONG), Player("W", WEAK), Player("X", WEAKER)], rules)
     assert result.totals["S"] == 18
 
 
@@ -101,8 +103,7 @@ def test_two_fouled_hands_pay_each_other_nothing_and_scoop_otherwise() -> None:
 def test_surrender_and_two_rows_price() -> None:
     rules = rules_from_dict({"surrender": "two-rows", "overall_point": 1}, preset("pagat"))
     hand = Setting.parse("2h 3h 4c", "5c 5s 6h 6s 7c", "Th Tc Td 9h 9s")
-    other = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
-    result = settle([Player("Q", hand, surrender=True), Player("P", other)], rules)
+    result = settle([Player("Q", hand, surrender=True), Player("P", STRONG)], rules)
     assert result.totals == {"Q": -2, "P": 2}
 
 
@@ -120,30 +121,23 @@ def test_bank_wins_ties_and_players_meet_only_the_bank() -> None:
 
 def test_taiwanese_scoop_doubles_base_points_not_royalties() -> None:
     rules = preset("taiwanese")
-    strong = Setting.parse("Ac Ad Ah", "Ks Kd Kh Qh Qc", "Js Jd Jh Jc 9d")
-    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
-    result = settle([Player("S", strong), Player("W", weak)], rules)
+    royal = Setting.parse("Ac Ad Ah", "Ks Kd Kh Qh Qc", "Js Jd Jh Jc 9d")
+    result = settle([Player("S", royal), Player("W", WEAK)], rules)
     # Rows 3 + overall 1 = 4, doubled to 8; royalties 3 + 1 + 2 = 6 added: 14.
     assert result.totals["S"] == 14
 
 
 def test_vietnamese_triple_when_every_opponent_is_scooped() -> None:
     rules = preset("vietnamese")
-    strong = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
-    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
-    weaker = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
-    two = settle([Player("S", strong), Player("W", weak)], rules)
+    two = settle([Player("S", STRONG), Player("W", WEAK)], rules)
     assert two.totals["S"] == 6  # heads-up: double; "every opponent" needs two or more
-    three = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
+    three = settle([Player("S", STRONG), Player("W", WEAK), Player("X", WEAKER)], rules)
     assert three.totals["S"] == 18
 
 
 def test_pool_best_rows_collect_and_a_sweep_takes_more() -> None:
     rules = rules_from_dict({"pool": True}, preset("simple"))
-    strong = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
-    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
-    weaker = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
-    result = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
+    result = settle([Player("S", STRONG), Player("W", WEAK), Player("X", WEAKER)], rules)
     # Pool 9: S takes it all (net +6) and each other player pays 3 more.
     assert result.totals == {"S": 12, "W": -6, "X": -6}
     assert result.pool is not None and result.pool["sweep"] == "S"
@@ -151,8 +145,5 @@ def test_pool_best_rows_collect_and_a_sweep_takes_more() -> None:
 
 def test_single_winner_collects_one_from_each() -> None:
     rules = rules_from_dict({"single_winner": True}, preset("simple"))
-    strong = Setting.parse("Ac Ad Kh", "Ks Kd Qs Qh 2c", "Js Jd Jh 9c 9d")
-    weak = Setting.parse("2s 3d 5h", "4c 4d 6s 7h 8c", "Tc Td Th 8s 2d")
-    weaker = Setting.parse("2h 3c 5c", "4s 4h 6d 7s 8d", "9s 9h 3s 6c 7c")
-    result = settle([Player("S", strong), Player("W", weak), Player("X", weaker)], rules)
+    result = settle([Player("S", STRONG), Player("W", WEAK), Player("X", WEAKER)], rules)
     assert result.totals == {"S": 2, "W": -1, "X": -1}
