@@ -165,17 +165,20 @@ def _augment(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     cast = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
     batch = (batch - 0.5) * gain + 0.5 + bias
     batch = batch * cast
-    small = int(torch.randint(14, CROP + 1, (1,), generator=generator))
+    small = int(torch.randint(18, CROP + 1, (1,), generator=generator))
     if small < CROP:
         batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=CROP,
                               mode="bilinear", align_corners=False)
-    batch = batch + 0.03 * torch.rand(1, generator=generator) * torch.randn(
+    batch = batch + 0.02 * torch.rand(1, generator=generator) * torch.randn(
         batch.shape, generator=generator)
     return batch.clamp(0, 1)
 
 
 def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
-          batch_size: int = 256, per_epoch: int = 50_000) -> dict[str, float]:
+          batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
+          lr: float = 2e-3) -> dict[str, float]:
+    """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
+    later run from with ``init``) after every epoch, so a stopped run loses little."""
     import torch
     import torch.nn.functional as F
 
@@ -189,10 +192,14 @@ def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
     x_val = torch.from_numpy(val_data["images"]).permute(0, 3, 1, 2).float() / 255
     y_val = torch.from_numpy(val_data["labels"])
     net = build_network()
-    optimiser = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
     per_epoch = min(per_epoch, len(x_train))  # a fresh random sample of crops each epoch
     steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps)
+    # Many small steps suit a CPU: a short warm-up, then a cosine decay.
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps,
+                                                   pct_start=0.1)
     history: dict[str, float] = {}
     started = time.time()
     for epoch in range(epochs):
@@ -213,7 +220,8 @@ def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
         history = {"epoch": epoch + 1, "loss": total_loss / per_epoch,
                    "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
         print(json.dumps(history), flush=True)
-    export(net, out)
+        export(net, out)
+        torch.save(net.state_dict(), out.with_suffix(".pt"))
     return history
 
 
@@ -256,6 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     fit.add_argument("--epochs", type=int, default=8)
     fit.add_argument("--per-epoch", type=int, default=50_000, help="crops sampled per epoch")
+    fit.add_argument("--batch", type=int, default=64)
+    fit.add_argument("--lr", type=float, default=2e-3)
+    fit.add_argument("--init", type=Path, default=None, help="state dict to start from")
     fit.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.command == "crops":
@@ -265,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(labels)} crops -> {args.out}")
         return 0
     history = train(args.train, args.val, args.out, args.epochs, args.seed,
-                    per_epoch=args.per_epoch)
+                    batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr)
     print(f"exported {args.out}: {history}")
     return 0
 
