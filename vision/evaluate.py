@@ -16,10 +16,12 @@ it reads, so the figures are per card and per photo, not per box:
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -105,11 +107,25 @@ class Scores:
         }
 
 
+def _layouts(data: Path) -> dict[str, str]:
+    """Image path (relative to DATA) -> layout, from the generator's manifest if present."""
+    manifest = data / "manifest.csv"
+    if not manifest.exists():
+        return {}
+    with manifest.open() as handle:
+        return {row["image"]: row.get("layout", "") for row in csv.DictReader(handle)}
+
+
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
-             ) -> Scores:
+             layouts: Sequence[str] | None = None) -> Scores:
     names = _names(data)
     scores = Scores()
-    for image_path in _images(data, split)[:limit]:
+    images = _images(data, split)
+    if layouts:
+        layout_of = _layouts(data)
+        images = [p for p in images
+                  if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
+    for image_path in images[:limit]:
         expected = truth(image_path, names)
         start = time.perf_counter()
         try:
@@ -136,7 +152,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("data", type=Path)
     parser.add_argument("--split", default="val", help="images/SPLIT if present (default val)")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--layouts", nargs="+", help="only these layouts (rendered sets: "
+                        "spread rows fan overlap few)")
     parser.add_argument("--weights", type=Path, default=None)
+    parser.add_argument("--classifier", type=Path, default=None,
+                        help="second-stage ONNX (default: the shipped one, if any)")
+    parser.add_argument("--conf", type=float, default=None)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -146,11 +167,13 @@ def main(argv: list[str] | None = None) -> int:
     from .detector import CardDetector, ModelInfo, default_model
 
     info = default_model()
-    if args.weights:
-        info = ModelInfo(args.weights, info.imgsz, info.conf, info.iou)
+    if args.weights or args.classifier or args.conf is not None:
+        info = ModelInfo(args.weights or info.weights, info.imgsz,
+                         info.conf if args.conf is None else args.conf, info.iou,
+                         args.classifier or info.classifier, info.min_class_conf)
     detector = CardDetector(info)
     detector.warm_up()
-    scores = evaluate(args.data, detector, args.split, args.limit)
+    scores = evaluate(args.data, detector, args.split, args.limit, args.layouts)
     result = {"data": str(args.data), "weights": str(info.weights), **scores.to_dict()}
     if args.json:
         print(json.dumps(result))
