@@ -164,9 +164,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "data.yaml").exists():
         print(f"evaluate: {args.data} has no data.yaml", file=sys.stderr)
         return 2
-    from .detector import CardDetector, ModelInfo, default_model
+    from .detector import CardDetector, ModelError, ModelInfo, default_model
 
-    info = default_model()
+    try:
+        info = default_model()
+    except ModelError:
+        if args.weights is None:
+            raise
+        info = ModelInfo(args.weights)
     if args.weights or args.classifier or args.conf is not None:
         info = ModelInfo(args.weights or info.weights, info.imgsz,
                          info.conf if args.conf is None else args.conf, info.iou,
