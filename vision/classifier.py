@@ -220,8 +220,9 @@ def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
         history = {"epoch": epoch + 1, "loss": total_loss / per_epoch,
                    "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
         print(json.dumps(history), flush=True)
-        export(net, out)
+        out.parent.mkdir(parents=True, exist_ok=True)
         torch.save(net.state_dict(), out.with_suffix(".pt"))
+        export(net, out)
     return history
 
 
