@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
@@ -20,6 +20,7 @@ from engine.naturals import find_naturals
 from engine.rules import DEFAULT_PRESET, Rules, RulesError, load_rules, preset, preset_names
 from engine.scoring import Settlement, TableError, settle
 from engine.setting import Setting
+from engine.solver import command as solve_command
 from engine.table import load_table, parse_table
 
 EXIT_BAD_INPUT = 2
@@ -311,25 +312,10 @@ def build_parser() -> argparse.ArgumentParser:
     advise.add_argument("--json", action="store_true")
     advise.set_defaults(handler=cmd_advise)
 
-    for register in _extensions():
-        register(sub)
+    solve = sub.add_parser("solve", help="best settings for 13 cards")
+    solve_command.add_arguments(solve)
+    solve.set_defaults(handler=solve_command.run)
     return parser
-
-
-def _extensions() -> list[Callable[[Any], None]]:
-    """Commands that live beside the engine core (solver, vision), registered if present."""
-    found: list[Callable[[Any], None]] = []
-    try:
-        from engine.solver import command as solve_command
-    except ImportError:
-        pass
-    else:
-        def register_solve(sub: Any) -> None:
-            solve = sub.add_parser("solve", help="best settings for 13 cards")
-            solve_command.add_arguments(solve)
-            solve.set_defaults(handler=solve_command.run)
-        found.append(register_solve)
-    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
