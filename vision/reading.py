@@ -50,7 +50,8 @@ def read_cards(detections: Detections, max_card_span: float | None = None
     """Merge the corners of each card; returns the cards and warnings.
 
     ``max_card_span`` is how far apart (in pixels, centre to centre) two corner indices of
-    one card can lie; by default 9 corner heights, about a card's diagonal.
+    one card can lie; by default 12 corner heights, a little more than a card's diagonal
+    (two corners of one card lie at opposite ends of it).
     """
     readings: list[CardReading] = []
     warnings: list[str] = []
@@ -58,7 +59,7 @@ def read_cards(detections: Detections, max_card_span: float | None = None
         group = detections[detections.class_id == class_id]
         name = detections.names[int(class_id)]
         heights = group.xyxy[:, 3] - group.xyxy[:, 1]
-        span = max_card_span or 9 * float(np.median(heights))
+        span = max_card_span or 12 * float(np.median(heights))
         clusters = _cluster(group.centers, span)
         for members in clusters:
             part = group[np.array(members)]
