@@ -32,7 +32,7 @@ def test_classifier_names_a_batch() -> None:
     classifier = CornerClassifier()
     classes, confidence = classifier.classify(np.zeros((3, CROP, CROP, 3), np.uint8))
     assert classes.shape == (3,) and confidence.shape == (3,)
-    assert ((0 <= classes) & (classes < 52)).all()
-    assert ((0 <= confidence) & (confidence <= 1)).all()
+    assert ((classes >= 0) & (classes < 52)).all()
+    assert ((confidence >= 0) & (confidence <= 1)).all()
     empty = classifier.classify(np.zeros((0, CROP, CROP, 3), np.uint8))
     assert len(empty[0]) == 0

@@ -1,0 +1,96 @@
+"""The scene generator: deterministic, labels in range, class names in engine order.
+
+These run on the procedural deck (drawn with PIL, written to a temporary cache), so they
+need neither the network nor the fetched card art, and take a couple of seconds.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from engine.cards import CARD_NAMES
+from vision.synth.__main__ import generate
+from vision.synth.decks import PROCEDURAL, ensure_procedural, load_deck
+from vision.synth.scene import LAYOUTS, _visible_box, render_scene
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("deck-cache")
+    ensure_procedural(root)
+    return root
+
+
+def _generate(out: Path, cache: Path) -> Path:
+    return generate(out, count=6, seed=3, size=256, val_fraction=1 / 3, decks=[PROCEDURAL],
+                    val_decks=[PROCEDURAL], workers=1, progress=False, cache_dir=cache)
+
+
+def _read_yaml_names(path: Path) -> list[str]:
+    lines = path.read_text().splitlines()
+    start = lines.index("names:") + 1
+    return [line.split(":", 1)[1].strip().strip("'") for line in lines[start:]]
+
+
+def test_procedural_deck_has_two_corners_per_card(cache: Path) -> None:
+    deck = load_deck(PROCEDURAL, cache)
+    assert set(deck.images) == set(CARD_NAMES)
+    for card in CARD_NAMES:
+        h, w = deck.images[card].shape[:2]
+        (tx0, ty0, tx1, ty1), (bx0, by0, bx1, by1) = deck.corners[card]
+        # top-left index in the top-left quarter, bottom-right one in the opposite quarter
+        assert 0 <= tx0 < tx1 <= w / 2 and 0 <= ty0 < ty1 <= h / 2, card
+        assert w / 2 <= bx0 < bx1 <= w and h / 2 <= by0 < by1 <= h, card
+
+
+def test_generator_is_deterministic_and_labels_are_valid(tmp_path: Path, cache: Path) -> None:
+    data = _generate(tmp_path / "a", cache)
+    _generate(tmp_path / "b", cache)
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
+                   if p.is_file() and p.name != "data.yaml")  # data.yaml names its own path
+    assert len([f for f in files if f.suffix == ".jpg"]) == 6
+    for rel in files:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+
+    assert _read_yaml_names(data) == list(CARD_NAMES)
+    boxes = 0
+    for label in (tmp_path / "a" / "labels").rglob("*.txt"):
+        image = Image.open(str(label).replace("labels", "images")[:-4] + ".jpg")
+        assert image.size == (256, 256)
+        for line in label.read_text().splitlines():
+            cls, *coords = line.split()
+            assert 0 <= int(cls) < len(CARD_NAMES)
+            cx, cy, w, h = map(float, coords)
+            assert 0 < w <= 1 and 0 < h <= 1
+            assert cx - w / 2 >= 0 and cx + w / 2 <= 1 + 1e-6
+            assert cy - h / 2 >= 0 and cy + h / 2 <= 1 + 1e-6
+            boxes += 1
+    assert boxes > 0
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_every_layout_labels_only_cards_it_placed(layout: str, cache: Path) -> None:
+    deck = load_deck(PROCEDURAL, cache)
+    scene = render_scene(np.random.default_rng(11), deck, size=320, layout=layout)
+    assert scene.layout == layout
+    assert len(set(scene.cards)) == len(scene.cards)
+    placed = {CARD_NAMES.index(card) for card in scene.cards}
+    assert scene.labels, "a scene should show at least one index"
+    assert {label[0] for label in scene.labels} <= placed
+    # at most two corners a card
+    assert len(scene.labels) <= 2 * len(scene.cards)
+
+
+def test_covered_corner_gets_no_box() -> None:
+    hull = np.array([[10, 10], [20, 10], [20, 30], [10, 30]], np.float32)
+    owner = np.zeros((64, 64), np.int16)  # card 0 is on top everywhere ...
+    assert _visible_box(hull, np.eye(3), owner, 0) == (10, 10, 20, 30)
+    owner[:, :16] = 1  # ... until card 1 covers the left 60 % of the index
+    assert _visible_box(hull, np.eye(3), owner, 0) is None
+    owner[:, :16] = 0
+    owner[:, 13:] = 1  # a sliver of 30 % left showing is still "mostly hidden"
+    assert _visible_box(hull, np.eye(3), owner, 0) is None

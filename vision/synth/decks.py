@@ -1,0 +1,503 @@
+"""Card designs: fetch them from package registries, rasterise them, find their corner indices.
+
+The art itself is never committed (its licences are GPL/LGPL, see ``datasets/DECKS.md``);
+``python -m vision.synth.decks fetch`` downloads the packages into ``datasets/cache/`` with
+the ordinary clients (``npm pack``, ``apt-get download``), renders every card to a PNG of
+``CARD_HEIGHT`` pixels and records where its two corner indices are. A deck drawn here with
+PIL (``procedural``) needs no download; the tests use it, and it is kept out of training
+because it looks like no real deck.
+
+    python -m vision.synth.decks fetch            # all decks (a few minutes)
+    python -m vision.synth.decks list             # what is cached, with its role
+    python -m vision.synth.decks preview OUT.png  # corner crops with their boxes, to check
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from engine.cards import CARD_NAMES
+
+REPO = Path(__file__).resolve().parents[2]
+CACHE = Path(os.environ.get("CPOKER_DECK_CACHE", REPO / "datasets" / "cache"))
+CARD_HEIGHT = 400
+PROCEDURAL = "procedural"
+
+# Rank and suit words the upstream files use, keyed by our one-letter notation.
+RANK_WORDS = {"A": "1", "T": "10", "J": "jack", "Q": "queen", "K": "king"}
+SUIT_WORDS = {"s": "spade", "h": "heart", "d": "diamond", "c": "club"}
+GRID_ROWS = "cdhs"  # aisleriot sheets: 13 columns (A..K) by 5 rows (clubs, diamonds, ...)
+GRID_COLS = "A23456789TJQK"
+
+NPM_PACKAGE = "svg-cards@4.0.2"
+DEB_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5")
+AISLERIOT = "usr/share/aisleriot/cards"
+KDE = "usr/share/carddecks"
+
+
+@dataclass(frozen=True)
+class DeckSource:
+    """Where one deck's art comes from and how it is laid out in its file."""
+
+    name: str
+    package: str  # "npm:NAME" or "deb:NAME"
+    path: str  # relative to the unpacked package root
+    layout: str  # "png-dir" (one PNG a card), "grid" (13x5 sheet) or "svg-id" (element ids)
+    licence: str
+    role: str = "train"  # "train" or "val": val decks never appear in training scenes
+
+
+# Only decks whose indices use the Anglo-American ranks (A K Q J 10..2) and the four
+# French suits: German, Swiss, Italian, French-lettered (R D V) and Russian decks would
+# teach the model glyphs it never meets and mislabel the ones it does. Decks whose index
+# the finder below cannot box reliably (rank and suit far apart, or not turned 180° in the
+# other corner) are left out too; datasets/DECKS.md lists them.
+DECK_SOURCES: tuple[DeckSource, ...] = (
+    DeckSource("svg-cards", "npm:svg-cards", "package/png/2x", "png-dir", "LGPL-2.1"),
+    DeckSource("gnome-anglo", "deb:gnome-cards-data", f"{AISLERIOT}/anglo.svgz", "grid",
+               "GPL-3+"),
+    DeckSource("gnome-anglo-bitmap", "deb:gnome-cards-data", f"{AISLERIOT}/anglo_bitmap.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-anglo-modern", "deb:gnome-cards-data", f"{AISLERIOT}/anglo_modern.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-anglo-modern-4-color", "deb:gnome-cards-data",
+               f"{AISLERIOT}/anglo_modern_4_color.svgz", "grid", "GPL-3+"),
+    DeckSource("gnome-anglo-poker", "deb:gnome-cards-data", f"{AISLERIOT}/anglo_poker.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-gnomangelo", "deb:gnome-cards-data", f"{AISLERIOT}/gnomangelo.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-neoclassical", "deb:gnome-cards-data", f"{AISLERIOT}/neoclassical.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-neoclassical-4-color", "deb:gnome-cards-data",
+               f"{AISLERIOT}/neoclassical_4_color.svgz", "grid", "GPL-3+", role="val"),
+    DeckSource("gnome-ornamental", "deb:gnome-cards-data", f"{AISLERIOT}/ornamental.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-plastic", "deb:gnome-cards-data", f"{AISLERIOT}/plastic.svgz", "grid",
+               "GPL-3+"),
+    DeckSource("gnome-simplistic", "deb:gnome-cards-data", f"{AISLERIOT}/simplistic.svgz",
+               "grid", "GPL-3+"),
+    DeckSource("gnome-tigullio", "deb:gnome-cards-data", f"{AISLERIOT}/tigullio.svgz", "grid",
+               "GPL-3+"),
+    DeckSource("kde-standard", "deb:kdegames-card-data-kf5", f"{KDE}/svg-standard/standard.svgz",
+               "svg-id", "GPL-2+", role="val"),
+    DeckSource("kde-jolly-royal", "deb:kdegames-card-data-kf5",
+               f"{KDE}/svg-jolly-royal/jolly-royal.svgz", "svg-id", "GPL-2+", role="val"),
+    DeckSource("kde-tigullio-international", "deb:kdegames-card-data-kf5",
+               f"{KDE}/svg-tigullio-international/tigullio-international.svgz", "svg-id",
+               "LGPL-2+"),
+)
+SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in card pixels, exclusive ends
+
+
+@dataclass
+class Deck:
+    """A rendered deck: one RGBA image per card and the boxes of its two corner indices."""
+
+    name: str
+    images: dict[str, np.ndarray]  # card name -> HxWx4 uint8, RGBA
+    corners: dict[str, tuple[Box, Box]]  # card name -> (top-left box, bottom-right box)
+    hulls: dict[str, tuple[np.ndarray, np.ndarray]]  # the index ink's convex hulls, Nx2
+
+    @property
+    def aspect(self) -> float:
+        """Height over width of the deck's cards."""
+        h, w = self.images[CARD_NAMES[0]].shape[:2]
+        return h / w
+
+
+# ----------------------------------------------------------------------------- fetching
+
+
+def _run(cmd: Sequence[str], cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(list(cmd), cwd=cwd, check=True, capture_output=True)
+
+
+def fetch_packages(cache_dir: Path = CACHE) -> dict[str, str]:
+    """Download and unpack the source packages; return package -> version."""
+    versions: dict[str, str] = {}
+    npm_dir = cache_dir / "npm"
+    npm_dir.mkdir(parents=True, exist_ok=True)
+    if not (npm_dir / "package" / "package.json").exists():
+        out = _run(["npm", "pack", NPM_PACKAGE, "--silent"], cwd=npm_dir).stdout.decode()
+        tarball = npm_dir / out.strip().splitlines()[-1]
+        with tarfile.open(tarball) as tar:
+            tar.extractall(npm_dir, filter="data")
+    meta = json.loads((npm_dir / "package" / "package.json").read_text())
+    versions["npm:svg-cards"] = meta["version"]
+
+    deb_dir = cache_dir / "deb"
+    deb_dir.mkdir(parents=True, exist_ok=True)
+    for package in DEB_PACKAGES:
+        debs = sorted(deb_dir.glob(f"{package}_*.deb"))
+        if not debs:
+            try:
+                _run(["apt-get", "download", package], cwd=deb_dir)
+            except subprocess.CalledProcessError as error:
+                # apt-get download needs the package lists, absent on a fresh machine.
+                raise RuntimeError(f"apt-get download {package} failed (run `apt-get update` "
+                                   f"first?): {error.stderr.decode(errors='replace')}") from error
+            debs = sorted(deb_dir.glob(f"{package}_*.deb"))
+        root = deb_dir / "x" / package
+        if not root.exists():
+            root.parent.mkdir(parents=True, exist_ok=True)
+            _run(["dpkg-deb", "-x", str(debs[-1]), str(root)])
+        versions[f"deb:{package}"] = _run(["dpkg-deb", "-f", str(debs[-1]), "Version"]).stdout \
+            .decode().strip()
+    return versions
+
+
+def _package_root(source: DeckSource, cache_dir: Path) -> Path:
+    kind, name = source.package.split(":", 1)
+    return cache_dir / "npm" if kind == "npm" else cache_dir / "deb" / "x" / name
+
+
+def _ensure_rsvg() -> str:
+    exe = shutil.which("rsvg-convert")
+    if exe:
+        return exe
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        _run(["apt-get", "install", "-y", "--no-install-recommends", "librsvg2-bin"])
+        exe = shutil.which("rsvg-convert")
+    if not exe:
+        raise RuntimeError("rsvg-convert is missing: apt-get install librsvg2-bin")
+    return exe
+
+
+def _rsvg(path: Path, *args: str) -> Image.Image:
+    png = _run([_ensure_rsvg(), *args, str(path)]).stdout
+    return Image.open(io.BytesIO(png)).convert("RGBA")
+
+
+def _trim(image: Image.Image) -> Image.Image:
+    """Crop to the opaque part: element exports and grid cells carry transparent margins."""
+    alpha = np.asarray(image)[:, :, 3]
+    ys, xs = np.nonzero(alpha > 16)
+    return image.crop((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1))
+
+
+def _to_height(image: Image.Image, height: int = CARD_HEIGHT) -> Image.Image:
+    width = max(1, round(image.width * height / image.height))
+    return image.resize((width, height), Image.Resampling.LANCZOS)
+
+
+def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Image.Image]:
+    """Rasterise all 52 cards of one deck at ``CARD_HEIGHT`` pixels."""
+    root = _package_root(source, cache_dir)
+    cards: dict[str, Image.Image] = {}
+    if source.layout == "png-dir":
+        for name in CARD_NAMES:
+            rank, suit = name[0], name[1]
+            word = RANK_WORDS.get(rank, rank)
+            image = Image.open(root / source.path / f"{SUIT_WORDS[suit]}_{word}.png")
+            cards[name] = _to_height(_trim(image.convert("RGBA")))
+    elif source.layout == "grid":
+        # One render of the whole sheet, cut into its 13x5 cells: far faster than one
+        # rsvg-convert per element, and aisleriot's element ids export the whole page.
+        sheet = _rsvg(root / source.path, "-w", str(13 * 300))
+        cell_w, cell_h = sheet.width / 13, sheet.height / 5
+        for row, suit in enumerate(GRID_ROWS):
+            for col, rank in enumerate(GRID_COLS):
+                box = (round(col * cell_w), round(row * cell_h),
+                       round((col + 1) * cell_w), round((row + 1) * cell_h))
+                cards[rank + suit] = _to_height(_trim(sheet.crop(box)))
+    elif source.layout == "svg-id":
+        for name in CARD_NAMES:
+            rank, suit = name[0], name[1]
+            element = f"{RANK_WORDS.get(rank, rank)}_{SUIT_WORDS[suit]}"
+            image = _rsvg(root / source.path, "-i", element, "-h", str(3 * CARD_HEIGHT))
+            cards[name] = _to_height(_trim(image))
+    else:
+        raise ValueError(f"unknown layout {source.layout!r}")
+    return cards
+
+
+# ------------------------------------------------------------------------ corner indices
+
+
+def ink_mask(card: np.ndarray) -> np.ndarray:
+    """Pixels that differ clearly from the card's paper colour, outline peeled off."""
+    h, w = card.shape[:2]
+    rgb = card[:, :, :3].astype(np.int16)
+    opaque = card[:, :, 3] > 200
+    # Peel the outline off: the card's border stroke would otherwise join any glyph
+    # that comes close to the edge into one blob that spans the whole window.
+    peel = max(2, round(0.012 * w))
+    inner = cv2.erode(opaque.astype(np.uint8), np.ones((2 * peel + 1, 2 * peel + 1), np.uint8))
+    # The paper colour: the median light colour of a strip just inside the border, which
+    # is blank on every design (the middle of a court card is art, not paper).
+    strip = np.concatenate([rgb[int(0.35 * h):int(0.65 * h), 2 * peel:4 * peel].reshape(-1, 3),
+                            rgb[2 * peel:4 * peel, int(0.35 * w):int(0.65 * w)].reshape(-1, 3)])
+    light = strip[strip.sum(axis=1) > 3 * 140]
+    paper = np.median(light if len(light) else rgb[opaque], axis=0)
+    return (np.abs(rgb - paper).max(axis=2) > 70) & (inner > 0)
+
+
+def find_corner(card: np.ndarray) -> Box:
+    """Box of the rank+suit index in the card's top-left corner.
+
+    Ink is what differs from the card's paper colour. The index is the cluster of ink
+    blobs that starts nearest the corner and grows by absorbing blobs close to it, so the
+    pips and court frames further in stay out. Blobs reaching the search window's far
+    edges (a frame line, court art) are not index glyphs and are dropped first.
+    """
+    h, w = card.shape[:2]
+    ink = ink_mask(card)
+    x_end, y_end = int(0.26 * w), int(0.36 * h)
+    window = np.zeros(ink.shape, np.uint8)
+    window[:y_end, :x_end] = ink[:y_end, :x_end]
+    count, _, stats, _ = cv2.connectedComponentsWithStats(window, connectivity=8)
+    blobs = []
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        # A blob reaching the window's far edges is a frame line or art, not a glyph.
+        touches = x + bw >= x_end or y + bh >= y_end
+        if touches or area < max(4, (w * h) // 20000):
+            continue
+        blobs.append((int(x), int(y), int(x + bw), int(y + bh)))
+    if not blobs:
+        raise ValueError("no index ink found in the top-left corner")
+    gap_x, gap_y = 0.035 * w, 0.05 * h
+    cluster = min(blobs, key=lambda b: b[0] + b[1])
+    grown = True
+    while grown:
+        grown = False
+        for blob in blobs:
+            x0, y0, x1, y1 = cluster
+            if blob[0] >= x0 and blob[1] >= y0 and blob[2] <= x1 and blob[3] <= y1:
+                continue
+            near = (blob[0] <= x1 + gap_x and blob[2] >= x0 - gap_x
+                    and blob[1] <= y1 + gap_y and blob[3] >= y0 - gap_y)
+            merged = (min(x0, blob[0]), min(y0, blob[1]), max(x1, blob[2]), max(y1, blob[3]))
+            if near and merged[2] - merged[0] <= 0.22 * w and merged[3] - merged[1] <= 0.32 * h:
+                cluster, grown = merged, True
+    return cluster
+
+
+def find_corners(card: np.ndarray) -> tuple[Box, Box]:
+    """Top-left and bottom-right index boxes (the latter found on the card turned 180°)."""
+    h, w = card.shape[:2]
+    tl = find_corner(card)
+    x0, y0, x1, y1 = find_corner(card[::-1, ::-1])
+    return tl, (w - x1, h - y1, w - x0, h - y0)
+
+
+def ink_hull(card: np.ndarray, box: Box) -> list[list[int]]:
+    """Convex hull of the index ink inside ``box``, in card pixels.
+
+    Scenes label the projected hull rather than the projected box: on a card turned 45°
+    the box's corners would swell the label well beyond the glyphs.
+    """
+    x0, y0, x1, y1 = box
+    ys, xs = np.nonzero(ink_mask(card)[y0:y1, x0:x1])
+    if len(xs) < 3:
+        return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
+    # Pixel squares, not centres: include the far edges so the hull covers whole pixels.
+    points = np.concatenate([np.stack([xs, ys], 1), np.stack([xs + 1, ys + 1], 1),
+                             np.stack([xs + 1, ys], 1), np.stack([xs, ys + 1], 1)])
+    hull = cv2.convexHull((points + np.array([x0, y0])).astype(np.int32)).reshape(-1, 2)
+    return hull.tolist()
+
+
+# ------------------------------------------------------------------- the procedural deck
+
+
+@cache
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    import matplotlib  # ships DejaVu Sans, which has the four suit symbols
+
+    path = Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans-Bold.ttf"
+    return ImageFont.truetype(str(path), size)
+
+
+SUIT_GLYPHS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
+
+
+def procedural_card(name: str, height: int = CARD_HEIGHT) -> Image.Image:
+    """A plain card drawn with PIL: index in two corners, one big suit symbol."""
+    width = round(height * 0.7)
+    image = Image.new("RGBA", (width, height), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(image)
+    draw.rounded_rectangle((0, 0, width - 1, height - 1), radius=width // 14,
+                           fill=(250, 250, 246, 255), outline=(60, 60, 60, 255), width=2)
+    colour = (200, 20, 30, 255) if name[1] in "hd" else (15, 15, 15, 255)
+    rank = "10" if name[0] == "T" else name[0]
+    corner = Image.new("RGBA", (width // 4, height // 4), (0, 0, 0, 0))
+    cdraw = ImageDraw.Draw(corner)
+    cdraw.text((corner.width // 2, 2), rank, font=_font(height // 11), fill=colour, anchor="mt")
+    cdraw.text((corner.width // 2, height // 10), SUIT_GLYPHS[name[1]], font=_font(height // 13),
+               fill=colour, anchor="mt")
+    margin = width // 30
+    image.alpha_composite(corner, (margin, margin))
+    image.alpha_composite(corner.rotate(180), (width - corner.width - margin,
+                                               height - corner.height - margin))
+    draw.text((width // 2, height // 2), SUIT_GLYPHS[name[1]], font=_font(height // 3),
+              fill=colour, anchor="mm")
+    return image
+
+
+# -------------------------------------------------------------------------- the cache
+
+
+def deck_dir(name: str, cache_dir: Path = CACHE) -> Path:
+    return cache_dir / "decks" / name
+
+
+def save_deck(name: str, cards: dict[str, Image.Image], meta: dict[str, object],
+              cache_dir: Path = CACHE) -> None:
+    """Index every card's corners, then write the PNGs and ``meta.json``.
+
+    The corners are found before anything is written, so a deck whose index finder fails
+    on one card leaves no half-written deck behind.
+    """
+    corners: dict[str, list[list[int]]] = {}
+    hulls: dict[str, list[list[list[int]]]] = {}
+    for card, image in cards.items():
+        pixels = np.asarray(image)
+        try:
+            tl, br = find_corners(pixels)
+        except ValueError as error:
+            raise ValueError(f"{name} {card}: {error}") from error
+        corners[card] = [list(tl), list(br)]
+        hulls[card] = [ink_hull(pixels, tl), ink_hull(pixels, br)]
+    out = deck_dir(name, cache_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    for card, image in cards.items():
+        image.save(out / f"{card}.png")
+    meta = {**meta, "name": name, "corners": corners, "hulls": hulls}
+    (out / "meta.json").write_text(json.dumps(meta, indent=1))
+
+
+def ensure_procedural(cache_dir: Path = CACHE) -> Path:
+    """Write the procedural deck into the cache if it is not there yet (it takes a second)."""
+    path = deck_dir(PROCEDURAL, cache_dir)
+    if not (path / "meta.json").exists():
+        cards = {name: procedural_card(name) for name in CARD_NAMES}
+        save_deck(PROCEDURAL, cards, {"source": "drawn with PIL and DejaVu Sans",
+                                      "licence": "MIT (this project)", "role": "test"},
+                  cache_dir)
+    return path
+
+
+def fetch(names: Iterable[str] | None = None, cache_dir: Path = CACHE,
+          force: bool = False) -> list[str]:
+    """Fetch, render and index the named decks (default: all); return the names written.
+
+    A deck already in the cache is kept unless ``force``. A deck whose corners cannot be
+    found is skipped with a message rather than stopping the others.
+    """
+    from tqdm import tqdm
+
+    versions = fetch_packages(cache_dir)
+    written = []
+    wanted = list(names) if names else [s.name for s in DECK_SOURCES]
+    for name in tqdm(wanted, desc="decks", unit="deck"):
+        if not force and (deck_dir(name, cache_dir) / "meta.json").exists():
+            written.append(name)
+            continue
+        source = SOURCES_BY_NAME[name]
+        try:
+            cards = render_source(source, cache_dir)
+            save_deck(name, cards, {"package": source.package,
+                                    "version": versions[source.package],
+                                    "file": source.path, "licence": source.licence,
+                                    "role": source.role}, cache_dir)
+        except subprocess.CalledProcessError as error:
+            tqdm.write(f"skipped deck {name}: {error.stderr.decode(errors='replace').strip()}")
+            continue
+        except ValueError as error:
+            tqdm.write(f"skipped deck {error}")
+            continue
+        written.append(name)
+    ensure_procedural(cache_dir)
+    return written
+
+
+def available_decks(role: str | None = None, cache_dir: Path = CACHE) -> list[str]:
+    """Cached decks, optionally only those of one role ("train", "val", "test")."""
+    root = cache_dir / "decks"
+    names = []
+    for meta_path in sorted(root.glob("*/meta.json")):
+        meta = json.loads(meta_path.read_text())
+        if role is None or meta.get("role") == role:
+            names.append(meta_path.parent.name)
+    return names
+
+
+@cache
+def load_deck(name: str, cache_dir: Path = CACHE) -> Deck:
+    """Load a cached deck (kept in memory: scenes reuse a deck many times)."""
+    path = deck_dir(name, cache_dir)
+    meta = json.loads((path / "meta.json").read_text())
+    images = {card: np.asarray(Image.open(path / f"{card}.png").convert("RGBA"))
+              for card in CARD_NAMES}
+    corners = {card: (tuple(tl), tuple(br)) for card, (tl, br) in meta["corners"].items()}
+    hulls = {card: (np.array(tl, np.float32), np.array(br, np.float32))
+             for card, (tl, br) in meta["hulls"].items()}
+    return Deck(name, images, corners, hulls)  # type: ignore[arg-type]
+
+
+def preview(names: Sequence[str], out: Path, cards: Sequence[str] = ("As", "Kh", "Qd", "Jc",
+            "Ts", "8h", "4d", "6c"), cache_dir: Path = CACHE) -> None:
+    """A contact sheet of each deck's corners with their boxes, to check the index finder."""
+    tile_h = CARD_HEIGHT // 2
+    rows = []
+    for name in names:
+        deck = load_deck(name, cache_dir)
+        tiles = []
+        for card in cards:
+            image = np.ascontiguousarray(deck.images[card][:, :, :3])
+            bg = deck.images[card][:, :, 3:] / 255.0
+            image = (image * bg + 128 * (1 - bg)).astype(np.uint8)
+            for x0, y0, x1, y1 in deck.corners[card]:
+                cv2.rectangle(image, (x0, y0), (x1 - 1, y1 - 1), (0, 200, 0), 2)
+            h, w = image.shape[:2]
+            tiles.append(cv2.resize(image, (round(w * tile_h / h), tile_h)))
+        row = np.concatenate(tiles, axis=1)
+        cv2.putText(row, name, (4, 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (255, 0, 255), 1)
+        rows.append(row)
+    width = max(r.shape[1] for r in rows)
+    rows = [np.pad(r, ((0, 0), (0, width - r.shape[1]), (0, 0))) for r in rows]
+    Image.fromarray(np.concatenate(rows, axis=0)).save(out)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.synth.decks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_fetch = sub.add_parser("fetch", help="download, render and index the decks")
+    p_fetch.add_argument("decks", nargs="*", help="deck names (default: all)")
+    p_fetch.add_argument("--force", action="store_true", help="render cached decks again")
+    sub.add_parser("list", help="list cached decks and their roles")
+    p_prev = sub.add_parser("preview", help="write a contact sheet of corner boxes")
+    p_prev.add_argument("out", type=Path)
+    p_prev.add_argument("--decks", nargs="*")
+    args = parser.parse_args(argv)
+    if args.command == "fetch":
+        written = fetch(args.decks, force=args.force)
+        print(f"{len(written)} decks in {CACHE / 'decks'}")
+    elif args.command == "list":
+        for role in ("train", "val", "test"):
+            print(f"{role}: {' '.join(available_decks(role))}")
+    else:
+        preview(args.decks or available_decks(), args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,359 @@
+"""One synthetic photo: cards laid out on a table, shot at an angle, with YOLO labels.
+
+Geometry: a layout places cards in table units (a card is 1 wide and ``aspect`` tall),
+the layout is scaled and centred on the canvas, and one perspective transform (the camera's
+tilt) is applied to everything. Each card is warped with its own homography and composited
+in z-order with a soft drop shadow, while an "owner" map records which card is on top of
+every pixel. A corner index is labelled when at least ``MIN_VISIBLE`` of its ink hull is
+both inside the frame and on top; its box is the bounding box of the part that shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from engine.cards import CARD_NAMES
+from vision.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
+from vision.synth.decks import Deck
+
+Rng = np.random.Generator
+Pose = tuple[float, float, float]  # centre x, centre y (card widths), rotation in degrees
+CLASS_OF = {name: i for i, name in enumerate(CARD_NAMES)}
+MIN_VISIBLE = 0.5  # share of an index's ink hull that must show for it to be labelled
+MIN_BOX_PX = 3  # a visible index narrower or shorter than this is too small to label
+
+
+@dataclass
+class Scene:
+    image: np.ndarray  # HxWx3 uint8 RGB, before JPEG encoding
+    labels: list[tuple[int, float, float, float, float]]  # class, cx, cy, w, h in [0, 1]
+    cards: list[str]  # every card placed, hidden or not, in z-order
+    layout: str
+    deck: str
+    background: str
+    jpeg_quality: int
+    info: dict[str, float] = field(default_factory=dict)
+
+
+# ------------------------------------------------------------------------------- layouts
+
+
+def _rotate(poses: list[Pose], degrees: float) -> list[Pose]:
+    t = np.deg2rad(degrees)
+    c, s = np.cos(t), np.sin(t)
+    return [(x * c - y * s, x * s + y * c, a + degrees) for x, y, a in poses]
+
+
+def layout_spread(rng: Rng, aspect: float) -> list[Pose]:
+    """Thirteen cards dealt face up in a loose grid, as a player spreads a new hand."""
+    cols = int(rng.integers(4, 7))
+    sx, sy = rng.uniform(1.05, 1.6), aspect * rng.uniform(1.0, 1.35)
+    tilt = rng.uniform(5, 35)
+    poses = []
+    for k in range(13):
+        r, c = divmod(k, cols)
+        poses.append((c * sx + rng.normal(0, 0.12), r * sy + rng.normal(0, 0.12),
+                      rng.uniform(-tilt, tilt) + (180 if rng.random() < 0.2 else 0)))
+    order = rng.permutation(13)
+    return _rotate([poses[i] for i in order], rng.uniform(-180, 180))
+
+
+def layout_rows(rng: Rng, aspect: float) -> list[Pose]:
+    """A set hand: rows of 3, 5 and 5 (front row first), cards often overlapping in a row."""
+    dx = rng.uniform(0.35, 1.2)  # below 1 each card covers the right part of the last
+    dy = aspect * rng.uniform(0.55, 1.3)
+    jitter = rng.uniform(0, 6)
+    rows: list[list[Pose]] = []
+    for r, n in enumerate((3, 5, 5)):
+        rows.append([((j - (n - 1) / 2) * dx + rng.normal(0, 0.04), r * dy + rng.normal(0, 0.04),
+                      rng.uniform(-jitter, jitter)) for j in range(n)])
+    if rng.random() < 0.5:  # which row lies on top where rows overlap
+        rows.reverse()
+    poses = [pose for row in rows for pose in row]
+    turn = float(rng.choice([0, 90, 180, 270])) + rng.uniform(-15, 15)
+    return _rotate(poses, turn)
+
+
+def layout_fan(rng: Rng, aspect: float) -> list[Pose]:
+    """A fanned hand: cards turned about a pivot below them, each on top of the last."""
+    n = int(rng.integers(5, 14))
+    total = rng.uniform(35, 130)
+    reach = aspect * rng.uniform(0.5, 1.0)  # pivot to card centre
+    poses = []
+    for i in range(n):
+        phi = -total / 2 + i * total / (n - 1)
+        t = np.deg2rad(phi)
+        poses.append((reach * np.sin(t), -reach * np.cos(t), phi + rng.normal(0, 1.5)))
+    return _rotate(poses, rng.uniform(-180, 180))
+
+
+def layout_overlap(rng: Rng, aspect: float) -> list[Pose]:
+    """A loose pile: cards dropped on each other, many indices hidden."""
+    n = int(rng.integers(4, 14))
+    spread = rng.uniform(0.6, 1.6)
+    return [(rng.normal(0, spread), rng.normal(0, spread * aspect * 0.8), rng.uniform(-180, 180))
+            for _ in range(n)]
+
+
+def layout_few(rng: Rng, aspect: float) -> list[Pose]:
+    """Four to eight large cards on a table, like a phone photo taken close up."""
+    n = int(rng.integers(4, 9))
+    cols = int(rng.integers(2, 5))
+    sx, sy = rng.uniform(1.0, 1.8), aspect * rng.uniform(0.8, 1.4)
+    tilt = rng.uniform(0, 30)
+    poses = []
+    for k in range(n):
+        r, c = divmod(k, cols)
+        poses.append((c * sx + rng.normal(0, 0.15), r * sy + rng.normal(0, 0.15),
+                      rng.uniform(-tilt, tilt) + (90 if rng.random() < 0.15 else 0)))
+    return _rotate(poses, rng.uniform(-180, 180))
+
+
+LAYOUTS: dict[str, Callable[[Rng, float], list[Pose]]] = {
+    "spread": layout_spread, "rows": layout_rows, "fan": layout_fan,
+    "overlap": layout_overlap, "few": layout_few,
+}
+# The 13-card layouts are what the product reads; "few" matches the real photo set.
+LAYOUT_WEIGHTS = {"spread": 0.25, "rows": 0.25, "fan": 0.12, "overlap": 0.1, "few": 0.28}
+
+
+# ------------------------------------------------------------------------------ geometry
+
+
+def _translate(x: float, y: float) -> np.ndarray:
+    return np.array([[1, 0, x], [0, 1, y], [0, 0, 1]], np.float64)
+
+
+def _scale(s: float) -> np.ndarray:
+    return np.diag([s, s, 1.0])
+
+
+def _rotation(degrees: float) -> np.ndarray:
+    t = np.deg2rad(degrees)
+    c, s = np.cos(t), np.sin(t)
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], np.float64)
+
+
+def project(h: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """Apply a 3x3 homography to Nx2 points."""
+    pts = np.concatenate([points, np.ones((len(points), 1))], axis=1) @ h.T
+    return pts[:, :2] / pts[:, 2:3]
+
+
+def camera_tilt(rng: Rng, size: int, strength: float) -> np.ndarray:
+    """A random perspective: each canvas corner pulled by up to ``strength`` of the size."""
+    src = np.array([[0, 0], [size, 0], [size, size], [0, size]], np.float32)
+    dst = src + rng.uniform(-strength, strength, (4, 2)).astype(np.float32) * size
+    return cv2.getPerspectiveTransform(src, dst).astype(np.float64)
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _warp_card(image: np.ndarray, h: np.ndarray, size: int
+               ) -> tuple[np.ndarray, tuple[int, int, int, int]] | None:
+    """Warp a card into its bounding box on the canvas; None when it falls outside."""
+    ch, cw = image.shape[:2]
+    corners = project(h, np.array([[0, 0], [cw, 0], [cw, ch], [0, ch]], np.float64))
+    x0, y0 = np.floor(corners.min(axis=0)).astype(int) - 2
+    x1, y1 = np.ceil(corners.max(axis=0)).astype(int) + 2
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, size), min(y1, size)
+    if x1 - x0 < 2 or y1 - y0 < 2:
+        return None
+    local = _translate(-x0, -y0) @ h
+    warped = cv2.warpPerspective(image, local, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                 borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
+    return warped, (x0, y0, x1, y1)
+
+
+def _visible_box(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int
+                 ) -> tuple[int, int, int, int] | None:
+    """Box of the part of a projected index hull that is in frame and on top, if enough."""
+    size = owner.shape[0]
+    poly = project(h, hull.astype(np.float64))
+    area = abs(cv2.contourArea(poly.astype(np.float32)))
+    if area < 4:
+        return None
+    x0, y0 = np.floor(poly.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
+    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, size), min(y1, size)
+    if cx1 <= cx0 or cy1 <= cy0:
+        return None
+    mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
+    # The hull runs along pixel edges while fillPoly fills every pixel its outline touches:
+    # pull each vertex half a pixel inwards and onto pixel centres so that an edge at
+    # x = 20 ends the fill at pixel 19, not 20.
+    inner = poly - 0.5 * np.sign(poly - poly.mean(axis=0)) - 0.5 - np.array([cx0, cy0])
+    cv2.fillPoly(mask, [np.round(inner * 16).astype(np.int32)], 1, shift=4)
+    shown = (mask > 0) & (owner[cy0:cy1, cx0:cx1] == index)
+    # Out-of-frame parts count as hidden: the denominator is the whole hull's area.
+    if shown.sum() < MIN_VISIBLE * max(area, float(mask.sum())):
+        return None
+    ys, xs = np.nonzero(shown)
+    box = (cx0 + int(xs.min()), cy0 + int(ys.min()), cx0 + int(xs.max()) + 1,
+           cy0 + int(ys.max()) + 1)
+    if box[2] - box[0] < MIN_BOX_PX or box[3] - box[1] < MIN_BOX_PX:
+        return None
+    return box
+
+
+def _lighting(rng: Rng, size: int) -> np.ndarray:
+    """A multiplicative light field: a linear gradient, a vignette and a colour cast."""
+    y, x = np.mgrid[0:size, 0:size].astype(np.float32) / size - 0.5
+    t = rng.uniform(0, 2 * np.pi)
+    gradient = 1.0 + rng.uniform(0, 0.45) * (x * np.cos(t) + y * np.sin(t))
+    vignette = 1.0 - rng.uniform(0, 0.5) * (x**2 + y**2)
+    cast = rng.uniform(0.88, 1.08, 3).astype(np.float32)
+    level = rng.uniform(0.7, 1.1)
+    return (gradient * vignette * level)[:, :, None] * cast
+
+
+def _glare(rng: Rng, size: int) -> np.ndarray:
+    """An additive specular blob: a light's reflection on glossy cards."""
+    y, x = np.mgrid[0:size, 0:size].astype(np.float32)
+    cx, cy = rng.uniform(0, size, 2)
+    sx, sy = rng.uniform(0.03, 0.25, 2) * size
+    t = rng.uniform(0, np.pi)
+    u = (x - cx) * np.cos(t) + (y - cy) * np.sin(t)
+    v = -(x - cx) * np.sin(t) + (y - cy) * np.cos(t)
+    return (rng.uniform(0.2, 0.7) * np.exp(-(u**2 / (2 * sx**2) + v**2 / (2 * sy**2))))[:, :, None]
+
+
+def _motion_kernel(rng: Rng) -> np.ndarray:
+    length = int(rng.integers(3, 8))
+    kernel = np.zeros((length, length), np.float32)
+    kernel[length // 2, :] = 1.0
+    rot = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1)
+    kernel = cv2.warpAffine(kernel, rot, (length, length))
+    return kernel / max(float(kernel.sum()), 1e-6)
+
+
+def _camera(rng: Rng, image: np.ndarray) -> np.ndarray:
+    """Lens and sensor: blur (focus or motion), resolution loss and noise."""
+    size = image.shape[0]
+    roll = rng.random()
+    if roll < 0.35:
+        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.4, 1.4))
+    elif roll < 0.5:
+        image = cv2.filter2D(image, -1, _motion_kernel(rng))
+    if rng.random() < 0.25:
+        small = int(size * rng.uniform(0.45, 0.8))
+        image = cv2.resize(cv2.resize(image, (small, small), interpolation=cv2.INTER_AREA),
+                           (size, size), interpolation=cv2.INTER_LINEAR)
+    sigma = rng.uniform(0, 0.04) if rng.random() < 0.7 else 0.0
+    if sigma:
+        image = image + rng.normal(0, sigma, image.shape).astype(np.float32)
+    return image
+
+
+def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = None,
+                 backgrounds: Sequence[str] = TRAIN_BACKGROUNDS,
+                 layout_weights: dict[str, float] | None = None) -> Scene:
+    """Render one scene from ``deck``; all randomness comes from ``rng``."""
+    weights = layout_weights or LAYOUT_WEIGHTS
+    if layout is None:
+        names = sorted(weights)
+        p = np.array([weights[n] for n in names], np.float64)
+        layout = names[int(rng.choice(len(names), p=p / p.sum()))]
+    aspect = deck.aspect
+    poses = LAYOUTS[layout](rng, aspect)
+    cards = [CARD_NAMES[i] for i in rng.choice(52, size=len(poses), replace=False)]
+
+    # White tables dominate the "few cards" photos the detector is checked against.
+    kinds = tuple(backgrounds)
+    if layout == "few" and "white" in kinds and rng.random() < 0.5:
+        kind = "white"
+    else:
+        kind = kinds[int(rng.integers(len(kinds)))]
+    canvas = BACKGROUNDS[kind](rng, size).astype(np.float32)
+
+    # Fit the layout's extent into the frame; a fill above 1 crops the outer cards a bit.
+    unit = np.array([[-0.5, -aspect / 2], [0.5, -aspect / 2], [0.5, aspect / 2],
+                     [-0.5, aspect / 2]])
+    extent = np.concatenate([project(_translate(x, y) @ _rotation(a), unit) for x, y, a in poses])
+    lo, hi = extent.min(axis=0), extent.max(axis=0)
+    fill = rng.uniform(0.8, 1.05)
+    card_px = fill * size / float(max(hi - lo))
+    # Below a tenth of the frame a card's index is a few pixels: no phone photo of a hand
+    # is taken from that far, and such scenes would only teach guessing.
+    card_px = float(np.clip(card_px, size / 10, size / 2.6))
+    centre = (lo + hi) / 2
+    shift = rng.uniform(-0.08, 0.08, 2) * size
+    layout_to_canvas = (_translate(size / 2 + shift[0], size / 2 + shift[1]) @ _scale(card_px)
+                        @ _translate(-centre[0], -centre[1]))
+    tilt = camera_tilt(rng, size, rng.uniform(0.0, 0.16))
+
+    # Shadows fall one way for the whole scene, as under one lamp.
+    light = rng.uniform(0, 2 * np.pi)
+    shadow_offset = np.array([np.cos(light), np.sin(light)]) * card_px * rng.uniform(0.0, 0.07)
+    shadow_sigma = card_px * rng.uniform(0.01, 0.06) + 0.5
+    shadow_strength = rng.uniform(0.15, 0.55)
+
+    owner = np.full((size, size), -1, np.int16)
+    placed: list[tuple[str, np.ndarray, float]] = []
+    for index, (card, (x, y, angle)) in enumerate(zip(cards, poses, strict=True)):
+        art = deck.images[card]
+        # Shrink the art close to its on-screen size first: warpPerspective samples
+        # without averaging, and a 400-pixel card squeezed to 80 pixels would alias.
+        target_h = max(8, int(np.ceil(card_px * aspect * 1.3)))
+        ratio = min(1.0, target_h / art.shape[0])
+        if ratio < 1.0:
+            art = cv2.resize(art, (max(2, round(art.shape[1] * ratio)), target_h),
+                             interpolation=cv2.INTER_AREA)
+        ch, cw = art.shape[:2]
+        card_to_layout = (_translate(x, y) @ _rotation(angle) @ _scale(1.0 / cw)
+                          @ _translate(-cw / 2, -ch / 2))
+        h = tilt @ layout_to_canvas @ card_to_layout
+        placed.append((card, h, ratio))
+        result = _warp_card(art, h, size)
+        if result is None:
+            continue
+        warped, (x0, y0, x1, y1) = result
+        alpha = warped[:, :, 3:4].astype(np.float32) / 255.0
+        rgb = warped[:, :, :3].astype(np.float32) / 255.0 * rng.uniform(0.93, 1.04)
+        # The drop shadow: the card's silhouette, shifted away from the light and blurred.
+        # It is drawn only within the card's bounding box (plus 2 px), so on a card that
+        # lies square to the frame it shows as a darkened rim on two sides: a card lying
+        # flat casts little more than that.
+        shift_m = np.float32([[1, 0, shadow_offset[0]], [0, 1, shadow_offset[1]]])
+        shadow = cv2.warpAffine(alpha[:, :, 0], shift_m, (x1 - x0, y1 - y0))
+        shadow = cv2.GaussianBlur(shadow, (0, 0), shadow_sigma)[:, :, None]
+        region = canvas[y0:y1, x0:x1]
+        region *= 1.0 - shadow_strength * shadow
+        region[:] = region * (1.0 - alpha) + rgb * alpha
+        owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = index
+
+    labels = []
+    for index, (card, h, ratio) in enumerate(placed):
+        for hull in deck.hulls[card]:
+            box = _visible_box(hull * ratio, h, owner, index)
+            if box is None:
+                continue
+            x0, y0, x1, y1 = box
+            labels.append((CLASS_OF[card], (x0 + x1) / 2 / size, (y0 + y1) / 2 / size,
+                           (x1 - x0) / size, (y1 - y0) / size))
+
+    canvas *= _lighting(rng, size)
+    if rng.random() < 0.35:
+        canvas += _glare(rng, size)
+    canvas = _camera(rng, np.clip(canvas, 0, 1))
+    image = (np.clip(canvas, 0, 1) * 255 + 0.5).astype(np.uint8)
+    quality = int(rng.integers(35, 96))
+    return Scene(image, labels, cards, layout, deck.name, kind, quality,
+                 {"card_px": card_px})
+
+
+def encode_jpeg(scene: Scene) -> bytes:
+    ok, data = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
+                            [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return data.tobytes()
+
+
+def yolo_lines(scene: Scene) -> str:
+    return "".join(f"{c} {x:.6f} {y:.6f} {w:.6f} {h:.6f}\n" for c, x, y, w, h in scene.labels)
