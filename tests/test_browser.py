@@ -78,7 +78,7 @@ def playwright_handle():
 
 def _open(page, url: str) -> None:
     page.goto(url, wait_until="domcontentloaded")
-    page.get_by_text("Chinese Poker table assistant").first.wait_for(timeout=60_000)
+    page.get_by_text("Chinese Poker table assistant").first.wait_for(timeout=120_000)
 
 
 def _shot(page, name: str) -> None:
@@ -128,8 +128,10 @@ def test_upload_a_photo_and_see_the_cards(server: str, playwright_handle) -> Non
     browser = _browser(playwright_handle)
     page = browser.new_page(viewport={"width": 1400, "height": 1600})
     _open(page, server)
-    page.locator("input[type=file]").first.set_input_files(str(scene))
-    page.get_by_text("cards read").first.wait_for(timeout=60_000)
+    uploader = page.locator('[data-testid="stFileUploader"]').filter(
+        has_text="A photo of your 13 cards")
+    uploader.locator("input[type=file]").set_input_files(str(scene))
+    page.get_by_text("cards read").first.wait_for(timeout=120_000)
     _shot(page, "upload-photo")
     chosen = page.get_by_label("Cards (remove a wrong one, add a missed one)")
     text = page.inner_text("body")
@@ -165,8 +167,8 @@ def test_take_a_picture_with_the_fake_camera(server: str, playwright_handle, tmp
     page = context.new_page()
     _open(page, server)
     page.get_by_text("Camera", exact=True).click()
-    page.get_by_role("button", name="Take Photo").click(timeout=60_000)
-    page.get_by_text("cards read").first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Take Photo").click(timeout=120_000)
+    page.get_by_text("cards read").first.wait_for(timeout=120_000)
     _shot(page, "fake-camera")
     text = page.inner_text("body")
     browser.close()

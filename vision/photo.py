@@ -33,10 +33,12 @@ def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarr
             image.draft("RGB", (max_side, max_side))  # JPEG: decode at reduced size, fast
             upright = ImageOps.exif_transpose(image)
             rgb = upright.convert("RGB")
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError,
-            ValueError) as error:
-        what = "is not an image we can read" if isinstance(error, UnidentifiedImageError) \
-            else f"cannot be read ({error})"
+    except (UnidentifiedImageError, ImportError, Image.DecompressionBombError, OSError,
+            SyntaxError, ValueError) as error:
+        # Once ultralytics is imported it wraps Image.open to fetch a HEIF plugin for files
+        # Pillow cannot identify; offline that surfaces as an ImportError.
+        unknown = isinstance(error, UnidentifiedImageError | ImportError)
+        what = "is not an image we can read" if unknown else f"cannot be read ({error})"
         raise PhotoError(f"{label} {what}: use a JPEG or PNG photo") from None
     if max(rgb.size) > max_side:
         rgb.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
