@@ -317,8 +317,8 @@ class _Table:
             opponents = self.row_opponents(player.name)
             if len(opponents) < self.rules.all_scooped_min_opponents:
                 continue
-            mine = [rows for pair in self.pairs if id(pair) in results
-                    and player.name in (pair.a, pair.b) for rows in [results[id(pair)]]]
+            mine = [results[id(pair)] for pair in self.pairs
+                    if id(pair) in results and player.name in (pair.a, pair.b)]
             if mine and all(all(w == player.name for w in rows.values()) for rows in mine):
                 scoopers.add(player.name)
         return scoopers
