@@ -36,3 +36,22 @@ def test_classifier_names_a_batch() -> None:
     assert ((confidence >= 0) & (confidence <= 1)).all()
     empty = classifier.classify(np.zeros((0, CROP, CROP, 3), np.uint8))
     assert len(empty[0]) == 0
+
+
+def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path) -> None:
+    from vision.classifier import train
+
+    rng = np.random.default_rng(0)
+    files = []
+    for name, count in (("rendered", 40), ("real", 8)):
+        path = tmp_path / f"{name}.npz"
+        np.savez(path, images=rng.integers(0, 255, (count, CROP, CROP, 3), np.uint8),
+                 labels=rng.integers(0, 52, count))
+        files.append(path)
+    out = tmp_path / "net.onnx"
+    history = train(files, files, out, epochs=1, seed=0, batch_size=16, per_epoch=32,
+                    shares=[1, 1], channels=(8, 8, 8))
+    assert set(history["val_accuracy"]) == {"rendered", "real"}
+    assert out.exists() and out.with_suffix(".pt").exists()
+    with pytest.raises(ValueError, match="2 training files but 3 shares"):
+        train(files, files, out, epochs=1, seed=0, shares=[1, 1, 1])

@@ -34,6 +34,17 @@ def test_two_corners_of_one_card_merge() -> None:
     assert ace.corners == 2 and ace.box == (90.0, 80.0, 170.0, 210.0)
 
 
+def test_a_lone_corner_needs_the_lone_confidence() -> None:
+    found = detections([("As", 100, 100), ("As", 160, 190), ("Kd", 400, 100),
+                        ("Qh", 700, 100)])
+    found = Detections(found.xyxy, np.array([0.5, 0.5, 0.95, 0.6], np.float32),
+                       found.class_id, found.names)
+    cards, _ = read_cards(found, min_lone_confidence=0.9)
+    # As: two corners that agree, kept at 0.5; Kd: one corner at 0.95; Qh: one at 0.6.
+    assert sorted(c.card for c in cards) == ["As", "Kd"]
+    assert len(read_cards(found)[0]) == 3
+
+
 def test_same_card_far_apart_is_seen_twice() -> None:
     cards, warnings = read_cards(detections([("As", 100, 100), ("As", 900, 700)]))
     assert [c.card for c in cards] == ["As", "As"]

@@ -114,7 +114,10 @@ RANKS, SUITS = 13, 4  # CARD_NAMES is rank-major: class = rank_index * 4 + suit_
 assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
 
 
-def build_network():  # -> torch.nn.Module (torch is imported only for training)
+CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
+
+
+def build_network(channels: Sequence[int] = CHANNELS):  # -> torch.nn.Module (torch: training)
     """A small CNN with two heads, rank (13) and suit (4), joined into 52 log-probabilities.
 
     Naming the rank and the suit separately lets every card teach the glyphs it shares
@@ -133,13 +136,14 @@ def build_network():  # -> torch.nn.Module (torch is imported only for training)
             super().__init__()
             # Full resolution gets one thin layer only: most of the cost of a CNN on a CPU
             # is in its early, wide feature maps.
+            c1, c2, c3 = channels
             self.features = nn.Sequential(
-                *block(3, 24), nn.MaxPool2d(2),
-                *block(24, 48), *block(48, 48), nn.MaxPool2d(2),
-                *block(48, 96), *block(96, 96), nn.MaxPool2d(2),
+                *block(3, c1), nn.MaxPool2d(2),
+                *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
+                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),
                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
-            self.rank = nn.Linear(96, RANKS)
-            self.suit = nn.Linear(96, SUITS)
+            self.rank = nn.Linear(c3, RANKS)
+            self.suit = nn.Linear(c3, SUITS)
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             f = self.features(x)
@@ -159,6 +163,13 @@ def _augment(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     # the real photo set has mirrored shots.
     if bool(torch.rand(1, generator=generator) < 0.5):
         batch = batch.flip(3)
+    # Colour: some decks print clubs green and diamonds blue, so a suit must be known by
+    # its shape as well as its colour: a quarter of the crops lose their colour, and one
+    # batch in five has its colour channels shuffled.
+    grey = torch.rand(n, 1, 1, 1, generator=generator) < 0.25
+    batch = torch.where(grey, batch.mean(dim=1, keepdim=True).expand_as(batch), batch)
+    if bool(torch.rand(1, generator=generator) < 0.2):
+        batch = batch[:, torch.randperm(3, generator=generator)]
     # Light, contrast, colour cast, blur by shrinking, noise.
     gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=generator)
     bias = 0.25 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
@@ -174,28 +185,42 @@ def _augment(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     return batch.clamp(0, 1)
 
 
-def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
-          batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
-          lr: float = 2e-3) -> dict[str, float]:
+def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epochs: int,
+          seed: int, batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
+          lr: float = 2e-3, shares: Sequence[float] | None = None,
+          channels: Sequence[int] = CHANNELS) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
-    later run from with ``init``) after every epoch, so a stopped run loses little."""
+    later run from with ``init``) after every epoch, so a stopped run loses little.
+
+    Each epoch samples ``per_epoch`` crops, ``shares`` of them from each training file (by
+    default in proportion to the files' sizes): a small file of real-photo crops can weigh
+    as much as a large rendered one. Accuracy is reported on every validation file."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     generator = torch.Generator().manual_seed(seed)
-    train_data = np.load(train_file)
-    val_data = np.load(val_file)
-    x_train = torch.from_numpy(train_data["images"]).permute(0, 3, 1, 2).contiguous()
-    y_train = torch.from_numpy(train_data["labels"])
-    x_val = torch.from_numpy(val_data["images"]).permute(0, 3, 1, 2).float() / 255
-    y_val = torch.from_numpy(val_data["labels"])
-    net = build_network()
+    parts = [np.load(path) for path in train_files]
+    sizes = [len(part["labels"]) for part in parts]
+    x_train = torch.from_numpy(np.concatenate([p["images"] for p in parts])).permute(
+        0, 3, 1, 2).contiguous()
+    y_train = torch.from_numpy(np.concatenate([p["labels"] for p in parts]))
+    offsets = np.cumsum([0, *sizes])
+    weights = np.array(shares if shares else sizes, np.float64)
+    if len(weights) != len(parts):
+        raise ValueError(f"{len(parts)} training files but {len(weights)} shares")
+    quota = np.round(weights / weights.sum() * min(per_epoch, len(y_train))).astype(int)
+    vals = []
+    for path in val_files:
+        data = np.load(path)
+        vals.append((path.stem, torch.from_numpy(data["images"]).permute(0, 3, 1, 2).float()
+                     / 255, torch.from_numpy(data["labels"])))
+    net = build_network(channels)
     if init is not None:
         net.load_state_dict(torch.load(init, map_location="cpu"))
     optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
-    per_epoch = min(per_epoch, len(x_train))  # a fresh random sample of crops each epoch
+    per_epoch = int(quota.sum())  # a fresh random sample of crops each epoch
     steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
     # Many small steps suit a CPU: a short warm-up, then a cosine decay.
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps,
@@ -204,7 +229,10 @@ def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
     started = time.time()
     for epoch in range(epochs):
         net.train()
-        order = torch.randperm(len(x_train), generator=generator)[:per_epoch]
+        # Sampling with replacement within a file lets a small file fill a large share.
+        order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator)
+                           for i, (size, q) in enumerate(zip(sizes, quota, strict=True))])
+        order = order[torch.randperm(len(order), generator=generator)]
         total_loss = 0.0
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
@@ -216,7 +244,8 @@ def train(train_file: Path, val_file: Path, out: Path, epochs: int, seed: int,
             optimiser.step()
             schedule.step()
             total_loss += float(loss.detach()) * len(index)
-        accuracy = evaluate_accuracy(net, x_val, y_val)
+        accuracy = {name: round(evaluate_accuracy(net, x_val, y_val), 4)
+                    for name, x_val, y_val in vals}
         history = {"epoch": epoch + 1, "loss": total_loss / per_epoch,
                    "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
         print(json.dumps(history), flush=True)
@@ -260,8 +289,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     crops.add_argument("--role", choices=["train", "val"], default="train")
     crops.add_argument("--size", type=int, default=960)
     fit = sub.add_parser("train", help="train the classifier and export it to ONNX")
-    fit.add_argument("--train", type=Path, required=True)
-    fit.add_argument("--val", type=Path, required=True)
+    fit.add_argument("--train", type=Path, nargs="+", required=True,
+                     help="crop files (.npz) to train on")
+    fit.add_argument("--share", type=float, nargs="+", default=None,
+                     help="each training file's share of an epoch (default: by size)")
+    fit.add_argument("--val", type=Path, nargs="+", required=True,
+                     help="crop files to report accuracy on after each epoch")
     fit.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
     fit.add_argument("--epochs", type=int, default=8)
     fit.add_argument("--per-epoch", type=int, default=50_000, help="crops sampled per epoch")
@@ -269,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--lr", type=float, default=2e-3)
     fit.add_argument("--init", type=Path, default=None, help="state dict to start from")
     fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS),
+                     help="widths of the network's three stages (default %(default)s)")
     args = parser.parse_args(argv)
     if args.command == "crops":
         images, labels = make_crops(args.scenes, args.seed, args.role, args.size)
@@ -277,7 +312,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(labels)} crops -> {args.out}")
         return 0
     history = train(args.train, args.val, args.out, args.epochs, args.seed,
-                    batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr)
+                    batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr,
+                    shares=args.share, channels=args.channels)
     print(f"exported {args.out}: {history}")
     return 0
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import statistics
 import sys
@@ -117,10 +118,16 @@ def _layouts(data: Path) -> dict[str, str]:
 
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
-             layouts: Sequence[str] | None = None) -> Scores:
+             layouts: Sequence[str] | None = None, shots: str | None = None) -> Scores:
+    """``shots``: for the real photo set, only the photos of that split of its shots
+    (``vision.realdata``: train, tune or holdout)."""
     names = _names(data)
     scores = Scores()
     images = _images(data, split)
+    if shots:
+        from .realdata import split_of
+
+        images = [p for p in images if split_of(p.name) == shots]
     if layouts:
         layout_of = _layouts(data)
         images = [p for p in images
@@ -152,12 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("data", type=Path)
     parser.add_argument("--split", default="val", help="images/SPLIT if present (default val)")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--shots", choices=["train", "tune", "holdout"], default=None,
+                        help="real photo set: only this split of its shots (vision.realdata)")
     parser.add_argument("--layouts", nargs="+", help="only these layouts (rendered sets: "
                         "spread rows fan overlap few)")
     parser.add_argument("--weights", type=Path, default=None)
     parser.add_argument("--classifier", type=Path, default=None,
                         help="second-stage ONNX (default: the shipped one, if any)")
-    parser.add_argument("--conf", type=float, default=None)
+    parser.add_argument("--conf", type=float, default=None, help="detector threshold")
+    parser.add_argument("--min-class-conf", type=float, default=None,
+                        help="classifier threshold for a corner")
+    parser.add_argument("--min-lone-conf", type=float, default=None,
+                        help="threshold for a card seen in one corner only")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -172,14 +185,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.weights is None:
             raise
         info = ModelInfo(args.weights)
-    if args.weights or args.classifier or args.conf is not None:
-        info = ModelInfo(args.weights or info.weights, info.imgsz,
-                         info.conf if args.conf is None else args.conf, info.iou,
-                         args.classifier or info.classifier, info.min_class_conf)
+    changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf,
+               "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf}
+    info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = CardDetector(info)
     detector.warm_up()
-    scores = evaluate(args.data, detector, args.split, args.limit, args.layouts)
-    result = {"data": str(args.data), "weights": str(info.weights), **scores.to_dict()}
+    scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots)
+    result = {"data": str(args.data), "weights": str(info.weights),
+              "classifier": str(info.classifier), "shots": args.shots, **scores.to_dict()}
     if args.json:
         print(json.dumps(result))
     else:

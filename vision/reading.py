@@ -45,13 +45,14 @@ def _union(boxes: np.ndarray) -> Box:
             float(boxes[:, 2].max()), float(boxes[:, 3].max()))
 
 
-def read_cards(detections: Detections, max_card_span: float | None = None
-               ) -> tuple[list[CardReading], list[str]]:
+def read_cards(detections: Detections, max_card_span: float | None = None,
+               min_lone_confidence: float = 0.0) -> tuple[list[CardReading], list[str]]:
     """Merge the corners of each card; returns the cards and warnings.
 
     ``max_card_span`` is how far apart (in pixels, centre to centre) two corner indices of
     one card can lie; by default 12 corner heights, a little more than a card's diagonal
-    (two corners of one card lie at opposite ends of it).
+    (two corners of one card lie at opposite ends of it). A card seen in one corner only
+    is kept when that corner's confidence reaches ``min_lone_confidence``.
     """
     readings: list[CardReading] = []
     warnings: list[str] = []
@@ -60,7 +61,9 @@ def read_cards(detections: Detections, max_card_span: float | None = None
         name = detections.names[int(class_id)]
         heights = group.xyxy[:, 3] - group.xyxy[:, 1]
         span = max_card_span or 12 * float(np.median(heights))
-        clusters = _cluster(group.centers, span)
+        clusters = [members for members in _cluster(group.centers, span)
+                    if len(members) > 1
+                    or group.confidence[members[0]] >= min_lone_confidence]
         for members in clusters:
             part = group[np.array(members)]
             readings.append(CardReading(name, float(part.confidence.max()), _union(part.xyxy),

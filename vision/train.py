@@ -3,6 +3,7 @@
     python -m vision.train --data datasets/generated/NAME/data.yaml --name RUN \
         [--epochs 12] [--imgsz 640] [--batch 16] [--seed 0] [--model yolov8n.yaml]
         [--weights models/cards.pt]        # start from earlier weights instead of scratch
+        [--single-cls]                     # find corners only; the classifier names them
     python -m vision.train --name RUN --resume  # continue RUN from runs/cards/RUN/weights/last.pt
     python -m vision.train --name RUN --publish models/cards.pt  # best weights so far -> models/
 
@@ -42,7 +43,7 @@ def run_dir(name: str) -> Path:
 
 def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int, model: str,
           weights: Path | None, workers: int, lr0: float, cache: str | bool,
-          hours: float | None = None) -> Path:
+          hours: float | None = None, single_cls: bool = False) -> Path:
     configure_environment()
     from ultralytics import YOLO
 
@@ -58,7 +59,8 @@ def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int,
         # One optimizer step per batch: the default nominal batch of 64 would accumulate four
         # CPU batches per step and leave a short run with a few hundred steps in all.
         nbs=batch,
-        patience=epochs, plots=True, verbose=True, time=hours, **AUGMENT,
+        patience=epochs, plots=True, verbose=True, time=hours, single_cls=single_cls,
+        **AUGMENT,
     )
     return run_dir(name)
 
@@ -125,6 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hours", type=float,
                         help="train for this long instead of --epochs: ultralytics fits the "
                              "epoch count and LR schedule to it (also with --resume)")
+    parser.add_argument("--single-cls", action="store_true",
+                        help="one class, 'corner': the detector only finds corner indices and "
+                             "the classifier (vision.classifier) names them")
     parser.add_argument("--resume", action="store_true", help="continue the run from last.pt")
     parser.add_argument("--publish", type=Path, metavar="DEST",
                         help="copy the run's best weights to DEST and exit")
@@ -138,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--data is required to start a run")
         cache: str | bool = False if args.cache == "no" else args.cache
         train(args.data, args.name, args.epochs, args.imgsz, args.batch, args.seed, args.model,
-              args.weights, args.workers, args.lr0, cache, args.hours)
+              args.weights, args.workers, args.lr0, cache, args.hours, args.single_cls)
     return 0
 
 

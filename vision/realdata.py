@@ -1,0 +1,168 @@
+"""The real photo set (``../shared/datasets/real-photos-dev``): splits and corner crops.
+
+The set holds 354 shots, most of them present two or three times (the same photo flipped),
+so any split must keep a shot's copies together, or a "held-out" photo would be a mirror
+image of a training one. A shot's name is the part of the file name before ``.rf.``; it is
+assigned to a split by a stable hash, so the split is the same on every machine:
+
+- ``holdout`` (about 30% of shots): only ever measured, never trained or tuned on;
+- ``tune`` (about 10%): watched while training, to choose epochs and thresholds;
+- ``train`` (the rest): corner crops for fine-tuning the classifier.
+
+The labels are whole-card boxes, not corner indices, so the corner crops are found by the
+shipped detector (which finds corner indices well on these photos; it is naming them that
+the rendered training alone does not teach) and named by the card whose box holds them.
+A corner inside two overlapping cards' boxes is left out: which card is on top is unknown.
+
+    python -m vision.realdata crops --out datasets/generated/real-crops-train.npz --split train
+
+The crops are written under ``datasets/generated/`` (git-ignored), never into the repo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from engine.cards import CARD_NAMES
+
+REAL_PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / \
+    "real-photos-dev"
+SPLITS = ("train", "tune", "holdout")
+
+
+def shot_of(image_name: str) -> str:
+    """``IMG_2022_jpg.rf.<hash>.jpg`` -> ``IMG_2022_jpg``: the copies of one shot."""
+    return Path(image_name).name.split(".rf.")[0]
+
+
+def split_of(image_name: str) -> str:
+    """The split a photo belongs to, from a stable hash of its shot."""
+    bucket = hashlib.sha256(shot_of(image_name).encode()).digest()[0] % 10
+    return "holdout" if bucket < 3 else "tune" if bucket == 3 else "train"
+
+
+@dataclass(frozen=True)
+class LabelledCard:
+    card: str
+    box: tuple[float, float, float, float]  # whole card, x1 y1 x2 y2 in photo pixels
+
+
+def real_names(root: Path = REAL_PHOTOS) -> list[str]:
+    from .evaluate import _names
+
+    return _names(root)
+
+
+def photos(split: str | None, root: Path = REAL_PHOTOS) -> list[Path]:
+    """The set's photos in ``split`` (all of them for None), sorted by name."""
+    if split is not None and split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}: choose one of {', '.join(SPLITS)}")
+    return sorted(p for p in (root / "images").glob("*.jpg")
+                  if split is None or split_of(p.name) == split)
+
+
+def labelled_cards(image: Path, width: int, height: int,
+                   names: Sequence[str]) -> list[LabelledCard]:
+    label = image.parent.parent / "labels" / (image.stem + ".txt")
+    cards = []
+    for line in label.read_text().splitlines():
+        if not line.strip():
+            continue
+        cls, cx, cy, w, h = line.split()
+        x, y, bw, bh = float(cx) * width, float(cy) * height, float(w) * width, \
+            float(h) * height
+        cards.append(LabelledCard(names[int(cls)], (x - bw / 2, y - bh / 2, x + bw / 2,
+                                                     y + bh / 2)))
+    return cards
+
+
+def corners_in_cards(centers: np.ndarray, cards: Sequence[LabelledCard]) -> list[int | None]:
+    """For each corner centre, the one labelled card whose box holds it (None: no card, or
+    more than one)."""
+    owners: list[int | None] = []
+    for x, y in centers:
+        inside = [i for i, c in enumerate(cards)
+                  if c.box[0] <= x <= c.box[2] and c.box[1] <= y <= c.box[3]]
+        owners.append(inside[0] if len(inside) == 1 else None)
+    return owners
+
+
+def corner_crops(split: str, detector: object, root: Path = REAL_PHOTOS,
+                 per_box: int = 3, seed: int = 0) -> Iterator[tuple[np.ndarray, int, str]]:
+    """(crop, class id, photo name) for every detected corner that lies in exactly one
+    labelled card; each corner is cut ``per_box`` times with the box jittered (the first
+    cut exact), as the detector's boxes vary."""
+    from .classifier import MARGIN, crop_square
+    from .photo import load_photo
+
+    rng = np.random.default_rng(seed)
+    names = real_names(root)
+    for path in photos(split, root):
+        image = load_photo(path)
+        cards = labelled_cards(path, image.shape[1], image.shape[0], names)
+        found = detector.detect(image)  # type: ignore[attr-defined]
+        for box, owner in zip(found.xyxy, corners_in_cards(found.centers, cards), strict=True):
+            if owner is None:
+                continue
+            class_id = CARD_NAMES.index(cards[owner].card)
+            x1, y1, x2, y2 = (float(v) for v in box)
+            for cut in range(per_box):
+                if cut == 0:
+                    yield crop_square(image, box), class_id, path.name
+                    continue
+                w, h = (x2 - x1) * rng.uniform(0.9, 1.15), (y2 - y1) * rng.uniform(0.9, 1.15)
+                cx = (x1 + x2) / 2 + rng.normal(0, 0.06) * w
+                cy = (y1 + y2) / 2 + rng.normal(0, 0.06) * h
+                yield (crop_square(image, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
+                                   margin=MARGIN * rng.uniform(0.92, 1.1)), class_id, path.name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.realdata", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    crops = sub.add_parser("crops", help="cut named corner crops from the real photos")
+    crops.add_argument("--out", type=Path, required=True)
+    crops.add_argument("--split", choices=SPLITS, default="train")
+    crops.add_argument("--per-box", type=int, default=3)
+    crops.add_argument("--data", type=Path, default=REAL_PHOTOS)
+    sub.add_parser("splits", help="count the photos and shots in each split")
+    args = parser.parse_args(argv)
+    if args.command == "splits":
+        for split in SPLITS:
+            chosen = photos(split)
+            print(f"{split:>8}: {len(chosen)} photos, "
+                  f"{len({shot_of(p.name) for p in chosen})} shots")
+        return 0
+    if not (args.data / "data.yaml").exists():
+        print(f"realdata: {args.data} is not the real photo set (no data.yaml)", file=sys.stderr)
+        return 2
+    from tqdm import tqdm
+
+    from .detector import CardDetector, default_model
+
+    shipped = default_model()
+    # The detector alone (no second stage), at the shipped low threshold: the classifier
+    # being trained is the one that will name these crops.
+    detector = CardDetector(dataclasses.replace(shipped, classifier=None), locate_only=True)
+    images, labels = [], []
+    for crop, class_id, _ in tqdm(corner_crops(args.split, detector, args.data, args.per_box),
+                                  desc=f"real crops ({args.split})", unit="crop"):
+        images.append(crop)
+        labels.append(class_id)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, images=np.stack(images), labels=np.array(labels, np.int64))
+    print(f"{len(labels)} crops -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
