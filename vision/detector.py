@@ -180,8 +180,9 @@ class CardDetector:
         return self._name_corners(image, found) if self.classifier is not None else found
 
     @property
-    def min_lone_confidence(self) -> float:
-        return self.info.min_lone_conf
+    def reading_settings(self) -> dict[str, object]:
+        """How ``vision.reading.read_cards`` should merge this model's corners."""
+        return {"min_lone_confidence": self.info.min_lone_conf}
 
     def _name_corners(self, image: np.ndarray, found: Detections) -> Detections:
         """Second stage: the classifier names each corner from the full-size photo.

@@ -54,8 +54,7 @@ def count_warnings(count: int, expect: int | None) -> list[str]:
 def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
                expect: int | None = HAND_SIZE) -> PhotoReading:
     detections = detector.detect(image)
-    cards, warnings = read_cards(
-        detections, min_lone_confidence=getattr(detector, "min_lone_confidence", 0.0))
+    cards, warnings = read_cards(detections, **getattr(detector, "reading_settings", {}))
     warnings += count_warnings(len(cards), expect)
     rows = group_rows(cards) if len(cards) == HAND_SIZE else None
     height, width = image.shape[:2]

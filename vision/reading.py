@@ -14,6 +14,7 @@ the middle.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,24 +54,27 @@ def read_cards(detections: Detections, max_card_span: float | None = None,
     one card can lie; by default 12 corner heights, a little more than a card's diagonal
     (two corners of one card lie at opposite ends of it). A card seen in one corner only
     is kept when that corner's confidence reaches ``min_lone_confidence``.
+
+    (Dropping a lone corner that lies inside a card seen in two or more corners, as a
+    likely misread of that card, was measured and left out: on the real photos' tune shots
+    it traded 1.0 point of recall for 0.5 of precision, and on rendered spreads it lost 2.4
+    points of recall, because there the top card of a pile covers other cards' corners.)
     """
     readings: list[CardReading] = []
-    warnings: list[str] = []
     for class_id in np.unique(detections.class_id):
         group = detections[detections.class_id == class_id]
         name = detections.names[int(class_id)]
         heights = group.xyxy[:, 3] - group.xyxy[:, 1]
         span = max_card_span or 12 * float(np.median(heights))
-        clusters = [members for members in _cluster(group.centers, span)
-                    if len(members) > 1
-                    or group.confidence[members[0]] >= min_lone_confidence]
-        for members in clusters:
+        for members in _cluster(group.centers, span):
             part = group[np.array(members)]
+            if len(members) == 1 and float(part.confidence[0]) < min_lone_confidence:
+                continue
             readings.append(CardReading(name, float(part.confidence.max()), _union(part.xyxy),
                                         len(members)))
-        if len(clusters) > 1:
-            warnings.append(f"{name} seen {len(clusters)} times: remove the duplicate card or "
-                            "correct the reading")
+    counts = Counter(r.card for r in readings)
+    warnings = [f"{name} seen {count} times: remove the duplicate card or correct the reading"
+                for name, count in sorted(counts.items()) if count > 1]
     readings.sort(key=lambda r: -r.confidence)
     return readings, warnings
 

@@ -43,7 +43,8 @@ def run_dir(name: str) -> Path:
 
 def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int, model: str,
           weights: Path | None, workers: int, lr0: float, cache: str | bool,
-          hours: float | None = None, single_cls: bool = False) -> Path:
+          hours: float | None = None, single_cls: bool = False,
+          augment: dict[str, float] | None = None) -> Path:
     configure_environment()
     from ultralytics import YOLO
 
@@ -60,7 +61,7 @@ def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int,
         # CPU batches per step and leave a short run with a few hundred steps in all.
         nbs=batch,
         patience=epochs, plots=True, verbose=True, time=hours, single_cls=single_cls,
-        **AUGMENT,
+        **{**AUGMENT, **(augment or {})},
     )
     return run_dir(name)
 
@@ -130,6 +131,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--single-cls", action="store_true",
                         help="one class, 'corner': the detector only finds corner indices and "
                              "the classifier (vision.classifier) names them")
+    parser.add_argument("--hsv-h", type=float, default=None,
+                        help="hue jitter, a fraction of the colour circle (default "
+                             f"{AUGMENT['hsv_h']}); 0.5 turns suits any colour, as in "
+                             "four-colour decks, for a single-class detector")
     parser.add_argument("--resume", action="store_true", help="continue the run from last.pt")
     parser.add_argument("--publish", type=Path, metavar="DEST",
                         help="copy the run's best weights to DEST and exit")
@@ -143,7 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--data is required to start a run")
         cache: str | bool = False if args.cache == "no" else args.cache
         train(args.data, args.name, args.epochs, args.imgsz, args.batch, args.seed, args.model,
-              args.weights, args.workers, args.lr0, cache, args.hours, args.single_cls)
+              args.weights, args.workers, args.lr0, cache, args.hours, args.single_cls,
+              {} if args.hsv_h is None else {"hsv_h": args.hsv_h})
     return 0
 
 
