@@ -208,7 +208,9 @@ def hand_input() -> None:
     if source == "Live camera":
         live_camera()
     elif source == "Camera":
-        photo = st.camera_input("Photograph your 13 cards, face up", key="hand_camera")
+        # The camera's best: a 13-card spread's corner indices need the pixels.
+        photo = st.camera_input("Photograph your 13 cards, face up", key="hand_camera",
+                                resolution="1080p")
     elif source == "Upload a photo":
         photo = st.file_uploader("A photo of your 13 cards (or of your three set rows)",
                                  type=["jpg", "jpeg", "png", "webp", "heic", "bmp"],

@@ -55,3 +55,18 @@ def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path
     assert out.exists() and out.with_suffix(".pt").exists()
     with pytest.raises(ValueError, match="2 training files but 3 shares"):
         train(files, files, out, epochs=1, seed=0, shares=[1, 1, 1])
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_accuracy_command_reads_once_and_mirrored(tmp_path, capsys) -> None:
+    import json
+
+    from vision.classifier import main
+
+    rng = np.random.default_rng(1)
+    crops = tmp_path / "crops.npz"
+    np.savez(crops, images=rng.integers(0, 255, (5, CROP, CROP, 3), np.uint8),
+             labels=np.arange(5))
+    assert main(["accuracy", "--crops", str(crops)]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert line["count"] == 5 and 0 <= line["once"] <= 1 and 0 <= line["mirrored"] <= 1

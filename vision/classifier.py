@@ -62,7 +62,8 @@ class CornerClassifier:
                                             providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name
 
-    def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def classify(self, crops: np.ndarray, mirrored: bool = True
+                 ) -> tuple[np.ndarray, np.ndarray]:
         """``crops``: (N, CROP, CROP, 3) uint8 RGB.
 
         Each crop is also read mirrored (a mirrored index names the same card) and the two
@@ -71,12 +72,13 @@ class CornerClassifier:
         if len(crops) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         batch = crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-        batch = np.concatenate([batch, batch[:, :, :, ::-1]])
+        if mirrored:
+            batch = np.concatenate([batch, batch[:, :, :, ::-1]])
         logits = self.session.run(None, {self.input: batch})[0]
         log_probs = logits - logits.max(axis=1, keepdims=True)
         log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
         n = len(crops)
-        joint = (log_probs[:n] + log_probs[n:]) / 2
+        joint = (log_probs[:n] + log_probs[n:]) / 2 if mirrored else log_probs
         probs = np.exp(joint - joint.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
         return probs.argmax(axis=1), probs.max(axis=1).astype(np.float32)
@@ -312,7 +314,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS),
                      help="widths of the network's three stages (default %(default)s)")
+    check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
+                           "and with the mirrored second reading")
+    check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
+    check.add_argument("--crops", type=Path, nargs="+", required=True)
     args = parser.parse_args(argv)
+    if args.command == "accuracy":
+        classifier = CornerClassifier(args.model)
+        for path in args.crops:
+            data = np.load(path)
+            images, labels = data["images"], data["labels"]
+            scores = {}
+            for mirrored in (False, True):
+                named = np.concatenate([classifier.classify(images[i:i + 512], mirrored)[0]
+                                        for i in range(0, len(images), 512)])
+                scores["mirrored" if mirrored else "once"] = round(
+                    float((named == labels).mean()), 4)
+            print(json.dumps({"crops": str(path), "count": len(labels), **scores}))
+        return 0
     if args.command == "crops":
         images, labels = make_crops(args.scenes, args.seed, args.role, args.size)
         args.out.parent.mkdir(parents=True, exist_ok=True)
