@@ -47,8 +47,9 @@ def test_reads_the_cards_of_held_out_scenes(detector) -> None:
             rows = reading.rows.to_dict()
             assert set(rows["front"]) == set(truth["rows"]["front"])
             assert set(rows["middle"]) == set(truth["rows"]["middle"])
-    assert found_right / present >= 0.7
-    assert found_right / found >= 0.65
+    # Measured when shipped (2026-11-21): recall 0.974, precision 0.950 on these 6 scenes.
+    assert found_right / present >= 0.9
+    assert found_right / found >= 0.88
 
 
 def test_detect_command_json_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -90,7 +91,8 @@ def test_real_photo_sample(detector) -> None:
     assert scores.photos == 40
     # A regression floor under the figures measured when the weights were shipped; the
     # model card holds those figures and the targets.
-    assert scores.recall >= 0.6 and scores.precision >= 0.5
+    # Measured when shipped (2026-11-21): recall 0.977, precision 0.994.
+    assert scores.recall >= 0.92 and scores.precision >= 0.93
 
 
 @pytest.mark.skipif(not all(w.exists() for w in WEIGHTS), reason="needs cards.onnx and cards.pt")
@@ -101,13 +103,21 @@ def test_onnx_export_finds_what_the_torch_weights_find() -> None:
     from vision.detector import CardDetector, ModelInfo
     from vision.photo import load_photo
 
-    image = load_photo(SCENES[0])[:900]  # not square: the letterbox pads
-    found = [CardDetector(ModelInfo(w, conf=0.1), locate_only=True).detect(image)
-             for w in WEIGHTS]
-    onnx, torch = found
-    assert len(onnx) == len(torch) > 0
-    order = [np.lexsort((d.xyxy[:, 1], d.xyxy[:, 0])) for d in found]
-    assert np.allclose(onnx.xyxy[order[0]], torch.xyxy[order[1]], atol=1.0)
-    # ultralytics pads a .pt model's input only to a multiple of 32 (640 x 448 here) and
-    # the fixed-size export to 640 x 640, so the scores differ a little.
-    assert np.allclose(onnx.confidence[order[0]], torch.confidence[order[1]], atol=0.03)
+    photo = load_photo(SCENES[0])
+    detectors = [CardDetector(ModelInfo(w, conf=0.1), locate_only=True) for w in WEIGHTS]
+    # A square photo: both paths feed the network the same 640 x 640 input.
+    square = [d.detect(photo[:900, :900]) for d in detectors]
+    order = [np.lexsort((d.xyxy[:, 1], d.xyxy[:, 0])) for d in square]
+    assert len(square[0]) == len(square[1]) > 0
+    assert np.allclose(square[0].xyxy[order[0]], square[1].xyxy[order[1]], atol=0.5)
+    assert np.allclose(square[0].confidence[order[0]], square[1].confidence[order[1]],
+                       atol=0.005)
+    # A wide one: ultralytics pads a .pt model's input only to a multiple of 32 and the
+    # fixed-size export to 640 x 640, so scores differ a little; the boxes that matter
+    # must still be the same ones, in the same places of the photo.
+    onnx, torch = (d.detect(photo[:600]) for d in detectors)
+    sure_onnx, sure_torch = onnx[onnx.confidence > 0.5], torch[torch.confidence > 0.5]
+    assert len(sure_onnx) > 0
+    distance = np.linalg.norm(sure_onnx.centers[:, None] - torch.centers[None], axis=2)
+    assert distance.min(axis=1).max() < 2.0
+    assert abs(len(sure_onnx) - len(sure_torch)) <= 1
