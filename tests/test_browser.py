@@ -167,6 +167,13 @@ def test_take_a_picture_with_the_fake_camera(server: str, playwright_handle, tmp
     page = context.new_page()
     _open(page, server)
     page.get_by_text("Camera", exact=True).click()
+    # As a person would, wait for the preview to show the cards: the widget asks the camera
+    # for 1080p, the camera restarts at that size, and a photo taken before its first
+    # frames arrive is black.
+    page.wait_for_function(
+        "() => { const v = document.querySelector('video');"
+        " return v && v.readyState >= 3 && v.videoWidth > 0 && v.currentTime > 0.5; }",
+        timeout=120_000)
     page.get_by_role("button", name="Take Photo").click(timeout=120_000)
     page.get_by_text("cards read").first.wait_for(timeout=120_000)
     _shot(page, "fake-camera")
