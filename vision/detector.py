@@ -187,8 +187,8 @@ class CardDetector:
     def _name_corners(self, image: np.ndarray, found: Detections) -> Detections:
         """Second stage: the classifier names each corner from the full-size photo.
 
-        The confidence is the classifier's: the detector runs at a threshold low enough to
-        miss nothing, so its own score says little once a crop has been named."""
+        The confidence is the classifier's: the detector's score only says that a corner
+        index is there, not which card it names."""
         from .classifier import crop_square
 
         assert self.classifier is not None

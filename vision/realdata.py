@@ -33,6 +33,8 @@ import numpy as np
 
 from engine.cards import CARD_NAMES
 
+from .evaluate import _label_path, _names
+
 REAL_PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / \
     "real-photos-dev"
 SPLITS = ("train", "tune", "holdout")
@@ -56,8 +58,6 @@ class LabelledCard:
 
 
 def real_names(root: Path = REAL_PHOTOS) -> list[str]:
-    from .evaluate import _names
-
     return _names(root)
 
 
@@ -71,9 +71,8 @@ def photos(split: str | None, root: Path = REAL_PHOTOS) -> list[Path]:
 
 def labelled_cards(image: Path, width: int, height: int,
                    names: Sequence[str]) -> list[LabelledCard]:
-    label = image.parent.parent / "labels" / (image.stem + ".txt")
     cards = []
-    for line in label.read_text().splitlines():
+    for line in _label_path(image).read_text().splitlines():
         if not line.strip():
             continue
         cls, cx, cy, w, h = line.split()
