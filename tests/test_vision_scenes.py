@@ -3,6 +3,7 @@ the real photo set when it is present beside the project."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -121,3 +122,53 @@ def test_onnx_export_finds_what_the_torch_weights_find() -> None:
     distance = np.linalg.norm(sure_onnx.centers[:, None] - torch.centers[None], axis=2)
     assert distance.min(axis=1).max() < 2.0
     assert abs(len(sure_onnx) - len(sure_torch)) <= 1
+
+
+INT8 = [ROOT / "models" / "cards-int8.onnx", ROOT / "models" / "corner-classifier-int8.onnx"]
+FLOAT = [ROOT / "models" / "cards.onnx", ROOT / "models" / "corner-classifier.onnx"]
+
+
+@pytest.mark.skipif(not all(p.exists() for p in INT8 + FLOAT),
+                    reason="needs the float and the int8 models")
+def test_int8_models_read_what_the_float_models_read() -> None:
+    """The int8 copies are shipped for speed only: on the committed scenes they must read
+    (almost) the same cards as the float models they were quantized from."""
+    from vision.detector import CardDetector, default_model
+    from vision.pipeline import read_photo
+
+    shipped = default_model()
+    assert shipped.weights == INT8[0] and shipped.classifier == INT8[1]
+    fast = CardDetector(shipped)
+    exact = CardDetector(dataclasses.replace(shipped, weights=FLOAT[0], classifier=FLOAT[1]))
+    same = differ = 0
+    for scene in SCENES:
+        a = set(read_photo(scene, fast).card_names)
+        b = set(read_photo(scene, exact).card_names)
+        same += len(a & b)
+        differ += len(a ^ b)
+    assert same > 0 and differ <= 0.03 * same
+
+
+@pytest.mark.skipif(not FLOAT[1].exists(), reason="needs the float classifier")
+def test_quantize_the_classifier(tmp_path: Path) -> None:
+    """``vision.quantize`` writes a working int8 model that names crops as the float one."""
+    import numpy as np
+
+    from vision.classifier import CornerClassifier, crop_square
+    from vision.detector import CardDetector
+    from vision.photo import load_photo
+    from vision.quantize import quantize
+
+    detector = CardDetector()
+    crops = []
+    for scene in SCENES:
+        photo = load_photo(scene)
+        crops += [crop_square(photo, box) for box in detector.detect(photo).xyxy]
+    batch = np.stack(crops).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    out = tmp_path / "int8.onnx"
+    quantize(FLOAT[1], out, iter(np.array_split(batch, 4)))
+    assert out.stat().st_size < FLOAT[1].stat().st_size / 2
+    images = np.stack(crops)
+    names_int8, _ = CornerClassifier(out).classify(images)
+    names_float, _ = CornerClassifier(FLOAT[1]).classify(images)
+    assert (names_int8 == names_float).mean() >= 0.95

@@ -58,6 +58,7 @@ class CornerClassifier:
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = 2
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(weights), options,
                                             providers=["CPUExecutionProvider"])
         self.input = self.session.get_inputs()[0].name

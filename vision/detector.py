@@ -41,21 +41,46 @@ class ModelInfo:
 
 
 def default_model(models: Path = MODELS) -> ModelInfo:
-    """The shipped model: settings from ``cards.json``, ONNX weights preferred."""
+    """The shipped model: files and thresholds from ``cards.json``.
+
+    ``cards.json`` names the detector and classifier files to run (the int8 copies, see
+    ``vision.quantize``); without those keys, ONNX is preferred to the PyTorch weights."""
     settings = {}
     meta = models / "cards.json"
     if meta.exists():
         settings = json.loads(meta.read_text())
-    classifier = models / "corner-classifier.onnx"
-    for name in ("cards.onnx", "cards.pt"):
+    classifier = models / str(settings.get("classifier", "corner-classifier.onnx"))
+    named = [str(settings["detector"])] if "detector" in settings else []
+    for name in (*named, "cards.onnx", "cards.pt"):
         if (models / name).exists():
             return ModelInfo(models / name, int(settings.get("imgsz", 640)),
                              float(settings.get("conf", 0.35)), float(settings.get("iou", 0.5)),
                              classifier if classifier.exists() else None,
                              float(settings.get("min_class_conf", 0.4)),
                              float(settings.get("min_lone_conf", 0.0)))
-    raise ModelError(f"no detector weights in {models}: expected cards.onnx or cards.pt "
-                     "(train one with `python -m vision.train`)")
+    raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
+                     "cards.onnx or cards.pt (train one with `python -m vision.train`)")
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]
+              ) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """``image`` shrunk or grown to fit ``size`` (height, width), centred on grey as
+    ultralytics pads in training (value 114). Returns the canvas, the scale and the
+    (left, top) offset of the image on it."""
+    import cv2
+
+    height, width = image.shape[:2]
+    target_h, target_w = size
+    scale = min(target_h / height, target_w / width)
+    new_w, new_h = round(width * scale), round(height * scale)
+    pad_x, pad_y = (target_w - new_w) / 2, (target_h - new_h) / 2
+    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR) \
+        if (new_w, new_h) != (width, height) else image
+    left, top = round(pad_x - 0.1), round(pad_y - 0.1)
+    canvas = cv2.copyMakeBorder(resized, top, target_h - new_h - top, left,
+                                target_w - new_w - left, cv2.BORDER_CONSTANT,
+                                value=(114, 114, 114))
+    return canvas, scale, (left, top)
 
 
 class OnnxYolo:
@@ -68,6 +93,7 @@ class OnnxYolo:
 
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             self.session = ort.InferenceSession(str(weights), options,
                                                 providers=["CPUExecutionProvider"])
@@ -89,17 +115,7 @@ class OnnxYolo:
         import cv2
 
         height, width = image.shape[:2]
-        target_h, target_w = self.imgsz
-        scale = min(target_h / height, target_w / width)
-        new_w, new_h = round(width * scale), round(height * scale)
-        pad_x, pad_y = (target_w - new_w) / 2, (target_h - new_h) / 2
-        resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR) \
-            if (new_w, new_h) != (width, height) else image
-        # Grey borders as ultralytics pads in training (value 114), centred.
-        left, top = round(pad_x - 0.1), round(pad_y - 0.1)
-        canvas = cv2.copyMakeBorder(resized, top, target_h - new_h - top, left,
-                                    target_w - new_w - left, cv2.BORDER_CONSTANT,
-                                    value=(114, 114, 114))
+        canvas, scale, (left, top) = letterbox(image, self.imgsz)
         batch = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         output = self.session.run(None, {self.input: batch})[0][0]  # (4 + classes, anchors)
         scores = output[4:]

@@ -1,0 +1,124 @@
+"""Int8 copies of the two ONNX models, for speed on a CPU.
+
+    python -m vision.quantize detector --out models/cards-int8.onnx
+    python -m vision.quantize classifier --out models/corner-classifier-int8.onnx
+
+Static quantization (onnxruntime, QDQ format): weights int8 per output channel, activations
+uint8 with ranges measured on calibration inputs. Only convolutions are quantized; the
+detector's box decoding and the classifier's log-softmax stay in float. Calibration inputs
+come from training data only (rendered training scenes and the real set's ``train`` shots;
+training crops for the classifier), never from what the models are measured on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .classifier import DEFAULT_WEIGHTS as CLASSIFIER_WEIGHTS
+from .detector import MODELS, letterbox
+from .photo import load_photo
+
+GENERATED = Path(__file__).resolve().parent.parent / "datasets" / "generated"
+
+
+def quantize(source: Path, out: Path, inputs: Iterator[np.ndarray]) -> None:
+    """Write ``source`` quantized to ``out``, calibrated on ``inputs`` (model-ready arrays)."""
+    import onnx
+    from onnxruntime.quantization import (
+        CalibrationDataReader,
+        CalibrationMethod,
+        QuantFormat,
+        QuantType,
+        quantize_static,
+    )
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    name = onnx.load(str(source)).graph.input[0].name
+
+    class Reader(CalibrationDataReader):
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            batch = next(inputs, None)
+            return None if batch is None else {name: batch}
+
+    with tempfile.TemporaryDirectory() as scratch:
+        prepared = Path(scratch) / "prepared.onnx"
+        quant_pre_process(str(source), str(prepared))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        quantize_static(str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QUInt8,
+                        weight_type=QuantType.QInt8, op_types_to_quantize=["Conv"],
+                        calibrate_method=CalibrationMethod.MinMax)
+
+
+def detector_inputs(count: int, imgsz: int, seed: int) -> Iterator[np.ndarray]:
+    """Letterboxed photos: half rendered training scenes, half the real set's train shots
+    (when the real set is there)."""
+    from .realdata import REAL_PHOTOS, photos
+
+    rng = random.Random(seed)
+    rendered = sorted((GENERATED / "v1" / "images" / "train").glob("*.jpg"))
+    real = photos("train") if REAL_PHOTOS.is_dir() else []
+    if not rendered and not real:
+        raise SystemExit("no calibration photos: render scenes first (python -m vision.synth "
+                         "--out datasets/generated/v1 ...)")
+    chosen = rng.sample(rendered, min(len(rendered), count // 2 if real else count)) + \
+        rng.sample(real, min(len(real), count // 2))
+    for path in chosen:
+        canvas, _, _ = letterbox(load_photo(path), (imgsz, imgsz))
+        yield canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+
+
+def classifier_inputs(files: Sequence[Path], count: int, seed: int,
+                      batch: int = 64) -> Iterator[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    crops = []
+    for path in files:
+        images = np.load(path)["images"]
+        crops.append(images[rng.choice(len(images), min(len(images), count // len(files)),
+                                       replace=False)])
+    pool = np.concatenate(crops)
+    for start in range(0, len(pool), batch):
+        yield pool[start:start + batch].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.quantize", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("model", choices=["detector", "classifier"])
+    parser.add_argument("--source", type=Path, default=None,
+                        help="float model (default: the shipped one)")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--count", type=int, default=96,
+                        help="calibration photos (detector) or crops (classifier)")
+    parser.add_argument("--imgsz", type=int, default=640)
+    parser.add_argument("--crops", type=Path, nargs="+",
+                        default=[GENERATED / "crops-train.npz",
+                                 GENERATED / "real-crops-train.npz"],
+                        help="training crop files to calibrate the classifier on")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.model == "detector":
+        source = args.source or MODELS / "cards.onnx"
+        inputs = detector_inputs(args.count, args.imgsz, args.seed)
+    else:
+        source = args.source or CLASSIFIER_WEIGHTS
+        missing = [str(p) for p in args.crops if not p.exists()]
+        if missing:
+            print(f"missing crop files: {', '.join(missing)} (see models/README.md)",
+                  file=sys.stderr)
+            return 2
+        inputs = classifier_inputs(args.crops, args.count, args.seed)
+    quantize(source, args.out, inputs)
+    print(f"{source} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
