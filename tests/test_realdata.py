@@ -43,3 +43,33 @@ def test_the_real_set_splits_by_shot() -> None:
     assert sum(len(v) for v in chosen.values()) == len(photos(None, REAL))
     shots = {split: {shot_of(p.name) for p in v} for split, v in chosen.items()}
     assert not shots["train"] & shots["holdout"] and not shots["tune"] & shots["holdout"]
+
+
+@pytest.mark.skipif(not (REAL / "data.yaml").exists(), reason="real photo set not present")
+def test_corner_set_labels_only_corners_named_as_the_card_around_them(tmp_path) -> None:
+    from conftest import ROOT
+
+    from engine.cards import CARD_NAMES
+    from vision.detector import CardDetector, ModelInfo
+    from vision.realdata import labelled_cards, real_names, write_corner_set
+
+    models = ROOT / "models"
+    reader = CardDetector(ModelInfo(models / "cards.onnx", conf=0.02, min_class_conf=0.3,
+                                    classifier=models / "corner-classifier.onnx"))
+    count, boxes = write_corner_set(tmp_path, "train", reader, None, repeat=2, root=REAL,
+                                    limit=4)
+    assert count == 4 and boxes >= 4 * 4  # every photo shows cards, most with 2+ corners
+    images = sorted((tmp_path / "images" / "train").iterdir())
+    assert all(p.is_symlink() and p.resolve().parent == (REAL / "images").resolve()
+               for p in images)
+    names = real_names(REAL)
+    for image in images:
+        cards = labelled_cards(image.resolve(), 640, 640, names)  # the whole-card labels
+        for line in (tmp_path / "labels" / "train" / f"{image.stem}.txt").read_text().split(
+                "\n")[:-1]:
+            class_id, cx, cy, _, _ = line.split()
+            x, y = float(cx) * 640, float(cy) * 640
+            assert any(c.card == CARD_NAMES[int(class_id)] and c.box[0] <= x <= c.box[2]
+                       and c.box[1] <= y <= c.box[3] for c in cards)
+    yaml = (tmp_path / "data.yaml").read_text()
+    assert yaml.count(str((tmp_path / "images" / "train").resolve())) == 3  # 2 train + val

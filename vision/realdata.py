@@ -15,8 +15,16 @@ the rendered training alone does not teach) and named by the card whose box hold
 A corner inside two overlapping cards' boxes is left out: which card is on top is unknown.
 
     python -m vision.realdata crops --out datasets/generated/real-crops-train.npz --split train
+    python -m vision.realdata corners --out datasets/generated/real-corners --split train \
+        --with datasets/generated/v1 --repeat 2
 
-The crops are written under ``datasets/generated/`` (git-ignored), never into the repo.
+``corners`` writes a YOLO data set of the same photos with corner-index boxes, for
+fine-tuning the detector: a box the float detector finds (at a low threshold) becomes a
+label when the classifier names it as the labelled card whose box holds it. The photos are
+linked, not copied; ``--with`` adds a rendered set's training scenes to its ``data.yaml``
+(and that set's validation scenes as its validation).
+
+What is written goes under ``datasets/generated/`` (git-ignored), never into the repo.
 """
 
 from __future__ import annotations
@@ -124,6 +132,64 @@ def corner_crops(split: str, detector: object, root: Path = REAL_PHOTOS,
                                    margin=MARGIN * rng.uniform(0.92, 1.1)), class_id, path.name)
 
 
+def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
+                  limit: int | None = None) -> Iterator[tuple[Path, list[str]]]:
+    """(photo, YOLO label lines) for each photo of ``split``: the corners ``detector`` (a
+    two-stage reader) finds and names as a labelled card whose whole-card box holds them.
+    A corner named as no card around it is left unlabelled: a misread corner, or a pip."""
+    from .photo import load_photo
+
+    names = real_names(root)
+    for path in photos(split, root)[:limit]:
+        image = load_photo(path)
+        height, width = image.shape[:2]
+        cards = labelled_cards(path, width, height, names)
+        found = detector.detect(image)  # type: ignore[attr-defined]
+        lines = []
+        for (x1, y1, x2, y2), (cx, cy), class_id in zip(found.xyxy, found.centers,
+                                                        found.class_id, strict=True):
+            card = CARD_NAMES[int(class_id)]
+            if any(c.card == card and c.box[0] <= cx <= c.box[2] and c.box[1] <= cy <= c.box[3]
+                   for c in cards):
+                lines.append(f"{int(class_id)} {cx / width:.6f} {cy / height:.6f} "
+                             f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+        yield path, lines
+
+
+def write_corner_set(out: Path, split: str, detector: object, rendered: Path | None,
+                     repeat: int, root: Path = REAL_PHOTOS,
+                     limit: int | None = None) -> tuple[int, int]:
+    """The YOLO set of :func:`corner_labels`; returns (photos, boxes)."""
+    from tqdm import tqdm
+
+    images, labels = out / "images" / split, out / "labels" / split
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
+    count = boxes = 0
+    for path, lines in tqdm(corner_labels(split, detector, root, limit),
+                            desc=f"corners ({split})", unit="photo",
+                            total=len(photos(split, root)[:limit])):
+        link = images / path.name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(path.resolve())
+        (labels / path.name).with_suffix(".txt").write_text("".join(f"{x}\n" for x in lines))
+        count += 1
+        boxes += len(lines)
+    # Class names as the rendered sets write them (engine notation): with --single-cls the
+    # detector ignores them, but the labels keep which card each corner is.
+    train = [str(images.resolve())] * repeat
+    val = str(images.resolve())
+    if rendered is not None:
+        train.insert(0, str((rendered / "images" / "train").resolve()))
+        val = str((rendered / "images" / "val").resolve())
+    yaml = ["# Written by python -m vision.realdata corners; names follow CARD_NAMES.",
+            "train:", *(f"  - {t}" for t in train), f"val: {val}", f"nc: {len(CARD_NAMES)}",
+            "names:", *(f"  {i}: '{n}'" for i, n in enumerate(CARD_NAMES))]
+    (out / "data.yaml").write_text("\n".join(yaml) + "\n")
+    return count, boxes
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.realdata", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -133,6 +199,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     crops.add_argument("--split", choices=SPLITS, default="train")
     crops.add_argument("--per-box", type=int, default=3)
     crops.add_argument("--data", type=Path, default=REAL_PHOTOS)
+    corners = sub.add_parser("corners", help="a YOLO set of corner boxes on the real photos")
+    corners.add_argument("--out", type=Path, required=True)
+    corners.add_argument("--split", choices=SPLITS, default="train")
+    corners.add_argument("--with", dest="rendered", type=Path, default=None,
+                         help="a rendered set to train beside (and validate on)")
+    corners.add_argument("--repeat", type=int, default=1,
+                         help="list the real photos this many times in the training set")
+    corners.add_argument("--conf", type=float, default=0.02, help="detector threshold")
+    corners.add_argument("--data", type=Path, default=REAL_PHOTOS)
     sub.add_parser("splits", help="count the photos and shots in each split")
     args = parser.parse_args(argv)
     if args.command == "splits":
@@ -146,9 +221,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from tqdm import tqdm
 
-    from .detector import CardDetector, default_model
+    from .detector import MODELS, CardDetector, default_model
 
     shipped = default_model()
+    if args.command == "corners":
+        # The float models, for the best labels; a low threshold so faint corners count.
+        reader = CardDetector(dataclasses.replace(
+            shipped, weights=MODELS / "cards.onnx", classifier=MODELS / "corner-classifier.onnx",
+            conf=args.conf))
+        count, boxes = write_corner_set(args.out, args.split, reader, args.rendered,
+                                        args.repeat, args.data)
+        print(f"{count} photos, {boxes} corner boxes -> {args.out / 'data.yaml'}")
+        return 0
     # The detector alone (no second stage), at the shipped low threshold: the classifier
     # being trained is the one that will name these crops.
     detector = CardDetector(dataclasses.replace(shipped, classifier=None), locate_only=True)
