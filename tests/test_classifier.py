@@ -70,3 +70,31 @@ def test_accuracy_command_reads_once_and_mirrored(tmp_path, capsys) -> None:
     assert main(["accuracy", "--crops", str(crops)]) == 0
     line = json.loads(capsys.readouterr().out)
     assert line["count"] == 5 and 0 <= line["once"] <= 1 and 0 <= line["mirrored"] <= 1
+
+
+def test_a_faint_corner_needs_a_sure_name() -> None:
+    """Between faint_conf and conf, a detector box stays only if the classifier is sure."""
+    import dataclasses
+
+    import numpy as np
+
+    from vision.detections import Detections
+    from vision.detector import CardDetector, default_model
+
+    info = dataclasses.replace(default_model(), conf=0.25, faint_conf=0.08,
+                               faint_class_conf=0.9, min_class_conf=0.3)
+    reader = CardDetector(info)
+    assert info.detector_threshold == 0.08
+
+    class Sure:
+        def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return np.arange(len(crops)), np.array([0.95, 0.5, 0.95, 0.5, 0.2], np.float32)
+
+    reader.classifier = Sure()
+    boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50
+    found = Detections(boxes, np.array([0.1, 0.1, 0.6, 0.6, 0.6], np.float32),
+                       np.zeros(5, np.int64), ("item",))
+    named = reader._name_corners(np.zeros((400, 400, 3), np.uint8), found)
+    # faint and sure; strong and sure; strong and fairly sure. Not: faint and unsure, or
+    # strong and named below min_class_conf.
+    assert named.class_id.tolist() == [0, 2, 3]

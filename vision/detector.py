@@ -38,6 +38,16 @@ class ModelInfo:
     # A card read from one corner alone needs this confidence; a misread corner is most
     # often a lone one, while a card's real corners agree with each other.
     min_lone_conf: float = 0.0
+    # A faint corner (detector score between faint_conf and conf) is kept only when the
+    # classifier is at least faint_class_conf sure of its name: on real photos the right
+    # corner is often found at a low score, while low-scored boxes on pips and backs are
+    # named with little confidence. None: no faint corners.
+    faint_conf: float | None = None
+    faint_class_conf: float = 0.9
+
+    @property
+    def detector_threshold(self) -> float:
+        return self.conf if self.faint_conf is None else min(self.conf, self.faint_conf)
 
 
 def default_model(models: Path = MODELS) -> ModelInfo:
@@ -57,7 +67,10 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("conf", 0.35)), float(settings.get("iou", 0.5)),
                              classifier if classifier.exists() else None,
                              float(settings.get("min_class_conf", 0.4)),
-                             float(settings.get("min_lone_conf", 0.0)))
+                             float(settings.get("min_lone_conf", 0.0)),
+                             None if settings.get("faint_conf") is None
+                             else float(settings["faint_conf"]),
+                             float(settings.get("faint_class_conf", 0.9)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx or cards.pt (train one with `python -m vision.train`)")
 
@@ -180,11 +193,12 @@ class CardDetector:
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         if self.onnx is not None:
-            found = self.onnx.predict(image, self.info.conf, self.info.iou)
+            found = self.onnx.predict(image, self.info.detector_threshold, self.info.iou)
         else:
             # ultralytics expects BGR arrays, as OpenCV reads them.
             result = self.model.predict(image[:, :, ::-1], imgsz=self.info.imgsz,
-                                        conf=self.info.conf, iou=self.info.iou, device="cpu",
+                                        conf=self.info.detector_threshold, iou=self.info.iou,
+                                        device="cpu",
                                         agnostic_nms=True, verbose=False)[0]
             boxes = result.boxes
             found = Detections(
@@ -193,7 +207,9 @@ class CardDetector:
                 boxes.cls.cpu().numpy().astype(np.int64),
                 self.names,
             )
-        return self._name_corners(image, found) if self.classifier is not None else found
+        if self.classifier is None:
+            return found[found.confidence >= self.info.conf]
+        return self._name_corners(image, found)
 
     @property
     def reading_settings(self) -> dict[str, object]:
@@ -212,7 +228,8 @@ class CardDetector:
             return found
         crops = np.stack([crop_square(image, box) for box in found.xyxy])
         classes, confidence = self.classifier.classify(crops)
-        keep = confidence >= self.info.min_class_conf
+        keep = (confidence >= self.info.min_class_conf) & (
+            (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
         named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES)
         return named[keep]
 

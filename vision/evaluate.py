@@ -171,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="classifier threshold for a corner")
     parser.add_argument("--min-lone-conf", type=float, default=None,
                         help="threshold for a card seen in one corner only")
+    parser.add_argument("--faint-conf", type=float, default=None,
+                        help="detector threshold for a faint corner (kept when the classifier "
+                             "is sure of it)")
+    parser.add_argument("--faint-class-conf", type=float, default=None,
+                        help="how sure the classifier must be of a faint corner")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -186,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
             raise
         info = ModelInfo(args.weights)
     changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf,
-               "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf}
+               "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
+               "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = CardDetector(info)
     detector.warm_up()
