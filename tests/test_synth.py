@@ -94,3 +94,33 @@ def test_covered_corner_gets_no_box() -> None:
     owner[:, :16] = 0
     owner[:, 13:] = 1  # a sliver of 30 % left showing is still "mostly hidden"
     assert _visible_box(hull, np.eye(3), owner, 0) is None
+
+
+def test_font_index_crops_are_deterministic_and_labelled() -> None:
+    import matplotlib
+
+    from vision.synth.fontindex import find_faces, make_font_crops
+
+    fonts = sorted(str(p) for p in (Path(matplotlib.get_data_path()) / "fonts" / "ttf").glob(
+        "DejaVu*.ttf"))
+    faces = find_faces(fonts)
+    assert faces.ranks and faces.suits  # DejaVu draws ranks and the four suits
+    images, labels = make_font_crops(24, seed=5, faces=faces)
+    again, labels_again = make_font_crops(24, seed=5, faces=faces)
+    assert images.shape == (24, 40, 40, 3) and images.dtype == np.uint8
+    assert np.array_equal(images, again) and np.array_equal(labels, labels_again)
+    assert labels.min() >= 0 and labels.max() < len(CARD_NAMES)
+    # Every crop holds ink, not a blank patch of card.
+    assert (images.reshape(24, -1).std(axis=1) > 10).all()
+
+
+def test_a_font_without_suit_symbols_is_not_a_suit_face() -> None:
+    import matplotlib
+
+    from vision.synth.fontindex import find_faces
+
+    ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    # Computer Modern (cmr10) draws letters and digits but no card suits.
+    faces = find_faces([str(ttf / "DejaVuSans.ttf"), str(ttf / "cmr10.ttf")])
+    assert str(ttf / "cmr10.ttf") not in faces.suits
+    assert str(ttf / "DejaVuSans.ttf") in faces.suits
