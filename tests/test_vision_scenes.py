@@ -48,9 +48,10 @@ def test_reads_the_cards_of_held_out_scenes(detector) -> None:
             rows = reading.rows.to_dict()
             assert set(rows["front"]) == set(truth["rows"]["front"])
             assert set(rows["middle"]) == set(truth["rows"]["middle"])
-    # Measured when shipped (2026-11-21): recall 0.974, precision 0.950 on these 6 scenes.
-    assert found_right / present >= 0.9
-    assert found_right / found >= 0.88
+    # Measured when shipped (2026-11-21, session 3): recall 1.000, precision 0.987 on
+    # these 6 scenes.
+    assert found_right / present >= 0.95
+    assert found_right / found >= 0.95
 
 
 def test_detect_command_json_lines(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -92,8 +93,8 @@ def test_real_photo_sample(detector) -> None:
     assert scores.photos == 40
     # A regression floor under the figures measured when the weights were shipped; the
     # model card holds those figures and the targets.
-    # Measured when shipped (2026-11-21): recall 0.977, precision 0.994.
-    assert scores.recall >= 0.92 and scores.precision >= 0.93
+    # Measured when shipped (2026-11-21, session 3): recall 1.000, precision 0.972.
+    assert scores.recall >= 0.95 and scores.precision >= 0.94
 
 
 @pytest.mark.skipif(not all(w.exists() for w in WEIGHTS), reason="needs cards.onnx and cards.pt")
@@ -119,9 +120,12 @@ def test_onnx_export_finds_what_the_torch_weights_find() -> None:
     onnx, torch = (d.detect(photo[:600]) for d in detectors)
     sure_onnx, sure_torch = onnx[onnx.confidence > 0.5], torch[torch.confidence > 0.5]
     assert len(sure_onnx) > 0
+    # Each box one path is sure of, the other finds at the same place (scores near 0.5 may
+    # fall either side of it).
     distance = np.linalg.norm(sure_onnx.centers[:, None] - torch.centers[None], axis=2)
     assert distance.min(axis=1).max() < 2.0
-    assert abs(len(sure_onnx) - len(sure_torch)) <= 1
+    distance = np.linalg.norm(sure_torch.centers[:, None] - onnx.centers[None], axis=2)
+    assert distance.min(axis=1).max() < 2.0
 
 
 INT8 = [ROOT / "models" / "cards-int8.onnx", ROOT / "models" / "corner-classifier-int8.onnx"]
