@@ -100,8 +100,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--imgsz", type=int, default=640)
     parser.add_argument("--crops", type=Path, nargs="+",
                         default=[GENERATED / "crops-train.npz",
-                                 GENERATED / "real-crops-train.npz"],
-                        help="training crop files to calibrate the classifier on")
+                                 GENERATED / "real-crops-train.npz",
+                                 GENERATED / "font-crops.npz"],
+                        help="training crop files to calibrate the classifier on (default: "
+                             "the rendered, real and font crops the shipped one used)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.model == "detector":
