@@ -50,6 +50,12 @@ def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
 
 # --- run time --------------------------------------------------------------------------
 
+def network_input(crops: np.ndarray) -> np.ndarray:
+    """(N, CROP, CROP, 3) uint8 RGB crops as the classifier takes them: (N, 3, CROP, CROP)
+    in [0, 1]."""
+    return crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+
+
 class CornerClassifier:
     """Names corner crops; ``classify`` returns (class ids, confidences)."""
 
@@ -72,7 +78,7 @@ class CornerClassifier:
         names 1-2 % more of them right than one reading, for twice a small cost."""
         if len(crops) == 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
-        batch = crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        batch = network_input(crops)
         if mirrored:
             batch = np.concatenate([batch, batch[:, :, :, ::-1]])
         logits = self.session.run(None, {self.input: batch})[0]

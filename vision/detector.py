@@ -96,6 +96,11 @@ def letterbox(image: np.ndarray, size: tuple[int, int]
     return canvas, scale, (left, top)
 
 
+def network_input(canvas: np.ndarray) -> np.ndarray:
+    """A letterboxed RGB uint8 canvas as the detector takes it: (1, 3, H, W) in [0, 1]."""
+    return canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+
+
 class OnnxYolo:
     """An ultralytics ONNX export run by onnxruntime alone: letterbox, one forward pass,
     class-agnostic non-maximum suppression. No torch, no ultralytics at run time: the app
@@ -129,8 +134,8 @@ class OnnxYolo:
 
         height, width = image.shape[:2]
         canvas, scale, (left, top) = letterbox(image, self.imgsz)
-        batch = canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        output = self.session.run(None, {self.input: batch})[0][0]  # (4 + classes, anchors)
+        # (4 + classes, anchors)
+        output = self.session.run(None, {self.input: network_input(canvas)})[0][0]
         scores = output[4:]
         class_id = scores.argmax(axis=0)
         confidence = scores[class_id, np.arange(scores.shape[1])]

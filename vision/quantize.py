@@ -22,7 +22,9 @@ from pathlib import Path
 import numpy as np
 
 from .classifier import DEFAULT_WEIGHTS as CLASSIFIER_WEIGHTS
+from .classifier import network_input as classifier_input
 from .detector import MODELS, letterbox
+from .detector import network_input as detector_input
 from .photo import load_photo
 
 GENERATED = Path(__file__).resolve().parent.parent / "datasets" / "generated"
@@ -72,7 +74,7 @@ def detector_inputs(count: int, imgsz: int, seed: int) -> Iterator[np.ndarray]:
         rng.sample(real, min(len(real), count // 2))
     for path in chosen:
         canvas, _, _ = letterbox(load_photo(path), (imgsz, imgsz))
-        yield canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        yield detector_input(canvas)
 
 
 def classifier_inputs(files: Sequence[Path], count: int, seed: int,
@@ -85,7 +87,7 @@ def classifier_inputs(files: Sequence[Path], count: int, seed: int,
                                        replace=False)])
     pool = np.concatenate(crops)
     for start in range(0, len(pool), batch):
-        yield pool[start:start + batch].astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+        yield classifier_input(pool[start:start + batch])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

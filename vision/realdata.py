@@ -64,6 +64,9 @@ class LabelledCard:
     card: str
     box: tuple[float, float, float, float]  # whole card, x1 y1 x2 y2 in photo pixels
 
+    def holds(self, x: float, y: float) -> bool:
+        return self.box[0] <= x <= self.box[2] and self.box[1] <= y <= self.box[3]
+
 
 def real_names(root: Path = REAL_PHOTOS) -> list[str]:
     return _names(root)
@@ -96,8 +99,7 @@ def corners_in_cards(centers: np.ndarray, cards: Sequence[LabelledCard]) -> list
     more than one)."""
     owners: list[int | None] = []
     for x, y in centers:
-        inside = [i for i, c in enumerate(cards)
-                  if c.box[0] <= x <= c.box[2] and c.box[1] <= y <= c.box[3]]
+        inside = [i for i, c in enumerate(cards) if c.holds(x, y)]
         owners.append(inside[0] if len(inside) == 1 else None)
     return owners
 
@@ -149,8 +151,7 @@ def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
         for (x1, y1, x2, y2), (cx, cy), class_id in zip(found.xyxy, found.centers,
                                                         found.class_id, strict=True):
             card = CARD_NAMES[int(class_id)]
-            if any(c.card == card and c.box[0] <= cx <= c.box[2] and c.box[1] <= cy <= c.box[3]
-                   for c in cards):
+            if any(c.card == card and c.holds(cx, cy) for c in cards):
                 lines.append(f"{int(class_id)} {cx / width:.6f} {cy / height:.6f} "
                              f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
         yield path, lines

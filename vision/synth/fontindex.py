@@ -64,12 +64,13 @@ def installed_fonts() -> list[str]:
 
 def _draws(font: ImageFont.FreeTypeFont, text: str) -> bool:
     """True when ``font`` has real glyphs for ``text`` (not its missing-glyph box)."""
-    missing = font.getmask("\ue000").getbbox()
+    missing = font.getmask("\ue000")  # a private-use character: no font draws it
+    missing_box, missing_ink = missing.getbbox(), bytes(missing)
     for char in text:
         mask = font.getmask(char)
         if mask.getbbox() is None:
             return False
-        if mask.getbbox() == missing and bytes(mask) == bytes(font.getmask("\ue000")):
+        if mask.getbbox() == missing_box and bytes(mask) == missing_ink:
             return False
     return True
 
