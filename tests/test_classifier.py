@@ -98,3 +98,13 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
     # faint and sure; strong and sure; strong and fairly sure. Not: faint and unsure, or
     # strong and named below min_class_conf.
     assert named.class_id.tolist() == [0, 2, 3]
+
+
+def test_crops_command_names_an_unknown_deck(tmp_path, capsys) -> None:
+    from vision.classifier import main
+
+    out = tmp_path / "crops.npz"
+    assert main(["crops", "--out", str(out), "--scenes", "1", "--decks", "no-such-deck"]) == 2
+    message = capsys.readouterr().err
+    assert "no train deck named no-such-deck" in message and "the train decks are" in message
+    assert not out.exists()

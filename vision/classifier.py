@@ -93,10 +93,11 @@ class CornerClassifier:
 
 # --- training data ---------------------------------------------------------------------
 
-def make_crops(scenes: int, seed: int, role: str, size: int = 960,
-               per_box: int = 2) -> tuple[np.ndarray, np.ndarray]:
-    """Crops of every labelled corner in ``scenes`` rendered scenes of ``role`` decks, each
-    cut ``per_box`` times with the box jittered as a detector's box would be."""
+def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int = 2,
+               deck_names: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of every labelled corner in ``scenes`` rendered scenes of ``role`` decks (or
+    only ``deck_names`` of them), each cut ``per_box`` times with the box jittered as a
+    detector's box would be."""
     from tqdm import tqdm
 
     from vision.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
@@ -104,7 +105,14 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960,
     from vision.synth.scene import render_scene
 
     rng = np.random.default_rng(seed)
-    decks = [load_deck(name) for name in available_decks(role)]
+    names = available_decks(role)
+    if deck_names:
+        unknown = sorted(set(deck_names) - set(names))
+        if unknown:
+            raise ValueError(f"no {role} deck named {', '.join(unknown)}; the {role} decks "
+                             f"are {', '.join(names)}")
+        names = [name for name in names if name in deck_names]
+    decks = [load_deck(name) for name in names]
     backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
     images: list[np.ndarray] = []
     labels: list[int] = []
@@ -305,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     crops.add_argument("--seed", type=int, default=0)
     crops.add_argument("--role", choices=["train", "val"], default="train")
     crops.add_argument("--size", type=int, default=960)
+    crops.add_argument("--decks", nargs="+", default=None,
+                       help="only these decks of the role (default: all of them)")
     fit = sub.add_parser("train", help="train the classifier and export it to ONNX")
     fit.add_argument("--train", type=Path, nargs="+", required=True,
                      help="crop files (.npz) to train on")
@@ -340,7 +350,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"crops": str(path), "count": len(labels), **scores}))
         return 0
     if args.command == "crops":
-        images, labels = make_crops(args.scenes, args.seed, args.role, args.size)
+        try:
+            images, labels = make_crops(args.scenes, args.seed, args.role, args.size,
+                                        deck_names=args.decks)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez_compressed(args.out, images=images, labels=labels)
         print(f"{len(labels)} crops -> {args.out}")

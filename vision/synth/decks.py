@@ -184,16 +184,46 @@ def _rsvg(path: Path, *args: str) -> Image.Image:
     return Image.open(io.BytesIO(png)).convert("RGBA")
 
 
-def _trim(image: Image.Image) -> Image.Image:
-    """Crop to the opaque part: element exports and grid cells carry transparent margins."""
+def _opaque_box(image: Image.Image) -> Box:
+    """Box of the image's opaque pixels."""
     alpha = np.asarray(image)[:, :, 3]
     ys, xs = np.nonzero(alpha > 16)
-    return image.crop((int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1))
+    if not len(xs):
+        raise ValueError("nothing opaque to crop to")
+    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+
+
+def _trim(image: Image.Image) -> Image.Image:
+    """Crop to the opaque part: element exports and grid cells carry transparent margins."""
+    return image.crop(_opaque_box(image))
 
 
 def _to_height(image: Image.Image, height: int = CARD_HEIGHT) -> Image.Image:
     width = max(1, round(image.width * height / image.height))
     return image.resize((width, height), Image.Resampling.LANCZOS)
+
+
+def _render_element(path: Path, element: str, height: int) -> Image.Image:
+    """One element of an SVG file, cropped to its opaque part, about ``height`` pixels high.
+
+    ``rsvg-convert`` 2.54 sizes an ``-i`` export by the element's extents as librsvg works
+    them out, and for the ``<use>``-built cards of the KDE decks those are off: far too
+    large (``-h 1200`` drew the penguins deck's K♥ 82 pixels high) or a little short (the
+    jolly-royal 3♥ lost its right edge). So: render once at zoom 1 to see where the ink
+    really is, then render just that box, padded, at the zoom that makes it ``height``
+    tall; giving the page explicitly also keeps rsvg-convert from clipping the element.
+    """
+    try:
+        x0, y0, x1, y1 = _opaque_box(_rsvg(path, "-i", element))
+    except ValueError as error:
+        raise ValueError(f"{path.name} element {element}: {error}") from error
+    zoom = height / (y1 - y0)
+    pad = 2 + 0.05 * max(x1 - x0, y1 - y0)  # zoom-1 pixels, for a box cut short at zoom 1
+    image = _rsvg(path, "-i", element, f"--zoom={zoom:.6f}",
+                  f"--left={(pad - x0) * zoom:.3f}px", f"--top={(pad - y0) * zoom:.3f}px",
+                  f"--page-width={(x1 - x0 + 2 * pad) * zoom:.3f}px",
+                  f"--page-height={(y1 - y0 + 2 * pad) * zoom:.3f}px")
+    return _trim(image)
 
 
 def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Image.Image]:
@@ -220,8 +250,8 @@ def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Imag
         for name in CARD_NAMES:
             rank, suit = name[0], name[1]
             element = f"{RANK_WORDS.get(rank, rank)}_{SUIT_WORDS[suit]}"
-            image = _rsvg(root / source.path, "-i", element, "-h", str(3 * CARD_HEIGHT))
-            cards[name] = _to_height(_trim(image))
+            image = _render_element(root / source.path, element, 3 * CARD_HEIGHT)
+            cards[name] = _to_height(image)
     else:
         raise ValueError(f"unknown layout {source.layout!r}")
     return cards
