@@ -1,0 +1,141 @@
+"""Where the reader loses corners: a tally per labelled corner index of a rendered set.
+
+    python -m vision.corner_report DATA [--split val] [--layouts spread rows] [--limit 100]
+
+``vision.evaluate`` says how many cards come out right; this says which stage loses the
+others. For every labelled corner box (rendered sets label corners; the real photos label
+whole cards, so they are not for this report) it finds the detector's best-overlapping box
+(IoU >= 0.3, detector run down to ``--floor``) and has the classifier name that box's crop,
+then counts the corner under one outcome:
+
+- ``not boxed``: no detector box overlaps it, even at the floor;
+- ``faint``: boxed below the detector threshold (``conf`` in ``models/cards.json``);
+- ``named wrong``: boxed at the threshold, the classifier names another card;
+- ``named right, unsure``: named right but below ``min_lone_conf`` (such a corner makes a
+  card only with the card's other corner);
+- ``named right``: named right and sure enough to stand alone.
+
+Counts are also given per deck, from the generator's ``manifest.csv``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from .evaluate import _images, _label_path, _layouts, _names
+from .photo import PhotoError, load_photo
+
+OUTCOMES = ("not boxed", "faint", "named wrong", "named right, unsure", "named right")
+
+
+def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    x1 = np.maximum(box[0], boxes[:, 0])
+    y1 = np.maximum(box[1], boxes[:, 1])
+    x2 = np.minimum(box[2], boxes[:, 2])
+    y2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / ((box[2] - box[0]) * (box[3] - box[1]) + areas - inter)
+
+
+def corner_outcome(label_box: np.ndarray, card: str, boxes: np.ndarray,
+                   box_confidence: np.ndarray, names: Sequence[str],
+                   name_confidence: np.ndarray, conf: float, lone_conf: float) -> str:
+    """The outcome of one labelled corner (``label_box`` in photo pixels) among the
+    detector's ``boxes``, each named ``names[i]`` with ``name_confidence[i]``."""
+    if not len(boxes):
+        return "not boxed"
+    overlap = _iou(label_box, boxes)
+    best = int(overlap.argmax())
+    if overlap[best] < 0.3:
+        return "not boxed"
+    if box_confidence[best] < conf:
+        return "faint"
+    if names[best] != card:
+        return "named wrong"
+    return "named right" if name_confidence[best] >= lone_conf else "named right, unsure"
+
+
+def report(data: Path, split: str | None, layouts: Sequence[str] | None, limit: int | None,
+           floor: float) -> dict[str, object]:
+    from engine.cards import CARD_NAMES
+
+    from .classifier import CornerClassifier, crop_square
+    from .detector import OnnxYolo, default_model
+
+    info = default_model()
+    if info.classifier is None or info.weights.suffix != ".onnx":
+        raise SystemExit("corner_report needs the shipped ONNX detector and classifier")
+    detector = OnnxYolo(info.weights)
+    classifier = CornerClassifier(info.classifier)
+    label_names = _names(data)
+    images = _images(data, split)
+    manifest = data / "manifest.csv"
+    decks: dict[str, str] = {}
+    if manifest.exists():
+        with manifest.open() as handle:
+            decks = {row["image"]: row.get("deck", "") for row in csv.DictReader(handle)}
+    if layouts:
+        layout_of = _layouts(data)
+        images = [p for p in images
+                  if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
+    total: Counter[str] = Counter()
+    by_deck: dict[str, Counter[str]] = {}
+    for path in images[:limit]:
+        try:
+            image = load_photo(path)
+        except PhotoError:
+            continue
+        height, width = image.shape[:2]
+        found = detector.predict(image, floor, info.iou)
+        if len(found):
+            crops = np.stack([crop_square(image, box) for box in found.xyxy])
+            classes, name_confidence = classifier.classify(crops)
+            names = [CARD_NAMES[int(c)] for c in classes]
+        else:
+            names, name_confidence = [], np.zeros(0)
+        deck = decks.get(path.relative_to(data).as_posix(), "")
+        for line in _label_path(path).read_text().splitlines():
+            if not line.strip():
+                continue
+            cls, cx, cy, w, h = line.split()[:5]
+            x, y, bw, bh = float(cx) * width, float(cy) * height, float(w) * width, \
+                float(h) * height
+            box = np.array([x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2])
+            outcome = corner_outcome(box, label_names[int(cls)], found.xyxy,
+                                     found.confidence, names, name_confidence, info.conf,
+                                     info.min_lone_conf)
+            total[outcome] += 1
+            by_deck.setdefault(deck, Counter())[outcome] += 1
+    return {"data": str(data), "corners": sum(total.values()),
+            **{outcome: total[outcome] for outcome in OUTCOMES},
+            "by_deck": {deck: {o: c[o] for o in OUTCOMES} for deck, c in sorted(by_deck.items())}}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.corner_report", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--split", default="val")
+    parser.add_argument("--layouts", nargs="+")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--floor", type=float, default=0.02,
+                        help="lowest detector score looked at (default %(default)s)")
+    args = parser.parse_args(argv)
+    if not (args.data / "data.yaml").exists():
+        print(f"corner_report: {args.data} has no data.yaml", file=sys.stderr)
+        return 2
+    print(json.dumps(report(args.data, args.split, args.layouts, args.limit, args.floor)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
