@@ -144,3 +144,35 @@ def test_missing_and_tiny_photos(tmp_path: Path) -> None:
         load_photo(tmp_path / "nope.jpg")
     with pytest.raises(PhotoError, match="too small"):
         load_photo(_jpeg(Image.new("RGB", (10, 10))))
+
+
+def test_a_doubtful_card_is_offered_when_cards_are_missing() -> None:
+    found = detections([("As", 100, 100), ("As", 160, 190), ("Kd", 400, 100),
+                        ("Qh", 700, 100), ("Jc", 900, 100), ("Kd", 1000, 700)])
+    found = Detections(found.xyxy, np.array([0.9, 0.9, 0.95, 0.6, 0.7, 0.5], np.float32),
+                       found.class_id, found.names)
+    # Two sure cards; Jc (0.7) and Qh (0.6) are doubtful; the lone Kd far away names a card
+    # already read, so it is not offered.
+    cards, warnings = read_cards(found, min_lone_confidence=0.9, expect=3)
+    assert sorted(c.card for c in cards) == ["As", "Kd"]
+    assert len(warnings) == 1 and warnings[0].startswith("maybe Jc: one corner near (900, 100)")
+    _, warnings = read_cards(found, min_lone_confidence=0.9, expect=4)
+    assert [w.split(":")[0] for w in warnings] == ["maybe Jc", "maybe Qh"]
+    # Nothing is offered when the count is not known or nothing is missing.
+    assert read_cards(found, min_lone_confidence=0.9)[1] == []
+    assert read_cards(found, min_lone_confidence=0.9, expect=2)[1] == []
+
+
+def test_the_count_warning_comes_before_the_cards_offered() -> None:
+    items = _rows_layout(0)[:13]
+    found = detections(items)
+    confidence = np.full(len(items), 0.95, np.float32)
+    confidence[0] = 0.5  # one card's corners: the first item is its lone corner
+    found = Detections(found.xyxy, confidence, found.class_id, found.names)
+
+    detector = FakeDetector(found)
+    detector.reading_settings = {"min_lone_confidence": 0.9}  # type: ignore[attr-defined]
+    reading = read_image(np.zeros((100, 100, 3), np.uint8), detector)
+    assert len(reading.cards) == 12
+    assert reading.warnings[0].startswith("found 12 cards, expected 13")
+    assert reading.warnings[1].startswith(f"maybe {items[0][0]}:")

@@ -54,8 +54,10 @@ def count_warnings(count: int, expect: int | None) -> list[str]:
 def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
                expect: int | None = HAND_SIZE) -> PhotoReading:
     detections = detector.detect(image)
-    cards, warnings = read_cards(detections, **getattr(detector, "reading_settings", {}))
-    warnings += count_warnings(len(cards), expect)
+    cards, warnings = read_cards(detections, expect=expect,
+                                 **getattr(detector, "reading_settings", {}))
+    # The count first: the cards read but left in doubt ("maybe ...") explain it.
+    warnings = count_warnings(len(cards), expect) + warnings
     rows = group_rows(cards) if len(cards) == HAND_SIZE else None
     height, width = image.shape[:2]
     return PhotoReading(name, cards, rows, warnings, detections, (width, height))
