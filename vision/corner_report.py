@@ -21,7 +21,6 @@ Counts are also given per deck, from the generator's ``manifest.csv``.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 from collections import Counter
@@ -30,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .evaluate import _images, _label_path, _layouts, _names
+from .evaluate import _names, manifest_column, select_images
 from .photo import PhotoError, load_photo
+from .realdata import labelled_cards
 
 OUTCOMES = ("not boxed", "faint", "named wrong", "named right, unsure", "named right")
 
@@ -77,16 +77,8 @@ def report(data: Path, split: str | None, layouts: Sequence[str] | None, limit: 
     detector = OnnxYolo(info.weights)
     classifier = CornerClassifier(info.classifier)
     label_names = _names(data)
-    images = _images(data, split)
-    manifest = data / "manifest.csv"
-    decks: dict[str, str] = {}
-    if manifest.exists():
-        with manifest.open() as handle:
-            decks = {row["image"]: row.get("deck", "") for row in csv.DictReader(handle)}
-    if layouts:
-        layout_of = _layouts(data)
-        images = [p for p in images
-                  if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
+    images = select_images(data, split, layouts)
+    decks = manifest_column(data, "deck")
     total: Counter[str] = Counter()
     by_deck: dict[str, Counter[str]] = {}
     for path in images[:limit]:
@@ -103,14 +95,9 @@ def report(data: Path, split: str | None, layouts: Sequence[str] | None, limit: 
         else:
             names, name_confidence = [], np.zeros(0)
         deck = decks.get(path.relative_to(data).as_posix(), "")
-        for line in _label_path(path).read_text().splitlines():
-            if not line.strip():
-                continue
-            cls, cx, cy, w, h = line.split()[:5]
-            x, y, bw, bh = float(cx) * width, float(cy) * height, float(w) * width, \
-                float(h) * height
-            box = np.array([x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2])
-            outcome = corner_outcome(box, label_names[int(cls)], found.xyxy,
+        # A rendered set labels corner boxes; the real set's parser reads them all the same.
+        for corner in labelled_cards(path, width, height, label_names):
+            outcome = corner_outcome(np.array(corner.box), corner.card, found.xyxy,
                                      found.confidence, names, name_confidence, info.conf,
                                      info.min_lone_conf)
             total[outcome] += 1

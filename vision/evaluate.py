@@ -108,13 +108,25 @@ class Scores:
         }
 
 
-def _layouts(data: Path) -> dict[str, str]:
-    """Image path (relative to DATA) -> layout, from the generator's manifest if present."""
+def manifest_column(data: Path, column: str) -> dict[str, str]:
+    """Image path (relative to DATA) -> ``column`` (layout, deck, ...), from the
+    generator's manifest if present."""
     manifest = data / "manifest.csv"
     if not manifest.exists():
         return {}
     with manifest.open() as handle:
-        return {row["image"]: row.get("layout", "") for row in csv.DictReader(handle)}
+        return {row["image"]: row.get(column, "") for row in csv.DictReader(handle)}
+
+
+def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
+                  ) -> list[Path]:
+    """The photos of ``split``, only those of ``layouts`` when given (rendered sets)."""
+    images = _images(data, split)
+    if layouts:
+        layout_of = manifest_column(data, "layout")
+        images = [p for p in images
+                  if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
+    return images
 
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
@@ -123,15 +135,11 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     (``vision.realdata``: train, tune or holdout)."""
     names = _names(data)
     scores = Scores()
-    images = _images(data, split)
+    images = select_images(data, split, layouts)
     if shots:
         from .realdata import split_of
 
         images = [p for p in images if split_of(p.name) == shots]
-    if layouts:
-        layout_of = _layouts(data)
-        images = [p for p in images
-                  if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
     for image_path in images[:limit]:
         expected = truth(image_path, names)
         start = time.perf_counter()
