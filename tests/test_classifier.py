@@ -108,3 +108,16 @@ def test_crops_command_names_an_unknown_deck(tmp_path, capsys) -> None:
     message = capsys.readouterr().err
     assert "no train deck named no-such-deck" in message and "the train decks are" in message
     assert not out.exists()
+
+
+def test_reshaping_keeps_crops_in_range_and_changes_them() -> None:
+    import torch
+
+    from vision.classifier import _reshape
+
+    generator = torch.Generator().manual_seed(0)
+    batch = torch.rand(8, 3, CROP, CROP, generator=generator)
+    out = _reshape(batch, generator)
+    assert out.shape == batch.shape
+    assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
+    assert float((out - batch).abs().mean()) > 0.01

@@ -22,6 +22,7 @@ from vision.synth.decks import (
     _package_root,
     _render_element,
     ensure_procedural,
+    find_corner,
     load_deck,
 )
 from vision.synth.scene import LAYOUTS, _visible_box, render_scene
@@ -115,6 +116,38 @@ def test_generator_is_deterministic_and_labels_are_valid(tmp_path: Path, cache: 
             assert cy - h / 2 >= 0 and cy + h / 2 <= 1 + 1e-6
             boxes += 1
     assert boxes > 0
+
+
+def _card(glyphs: list[tuple[int, int, int, int]], width: int = 294, height: int = 400
+          ) -> np.ndarray:
+    """A white RGBA card with black rectangles as glyphs (x0, y0, x1, y1)."""
+    card = np.full((height, width, 4), 255, np.uint8)
+    for x0, y0, x1, y1 in glyphs:
+        card[y0:y1, x0:x1, :3] = 0
+    return card
+
+
+def test_index_finder_takes_a_suit_set_well_below_a_large_rank() -> None:
+    # As gnome-ornamental and some kde-jolly-royal cards: a tall rank, then a gap, then a
+    # large suit reaching below the first search window (0.36 of the card's height).
+    rank, suit = (20, 23, 70, 87), (13, 101, 70, 172)
+    assert find_corner(_card([rank, suit])) == (13, 23, 70, 172)
+    # A narrow rank (a J) with a suit twice as wide under it.
+    rank, suit = (31, 27, 56, 92), (17, 106, 75, 177)
+    assert find_corner(_card([rank, suit])) == (17, 27, 75, 177)
+
+
+def test_index_finder_keeps_a_stacked_index_as_it_is() -> None:
+    # Rank over suit already: a pip further down is not a second suit.
+    rank, suit, pip = (10, 10, 40, 50), (12, 56, 38, 80), (12, 110, 38, 134)
+    assert find_corner(_card([rank, suit, pip])) == (10, 10, 40, 80)
+
+
+def test_index_finder_takes_a_wide_ten_whole() -> None:
+    # gnome-ornamental's "10" on the card turned 180 degrees reaches to 0.26 of its width,
+    # where the first search window ended.
+    one, zero, suit = (16, 28, 30, 93), (36, 28, 77, 93), (20, 105, 72, 170)
+    assert find_corner(_card([one, zero, suit])) == (16, 28, 77, 170)
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))

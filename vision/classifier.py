@@ -179,11 +179,47 @@ def build_network(channels: Sequence[int] = CHANNELS):  # -> torch.nn.Module (to
     return CornerNet()
 
 
-def _augment(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
+def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
+    """Typeface variation the decks' glyphs lack: each crop is stretched or squeezed (a
+    condensed or wide face), slanted, scaled, shifted and turned a little (the detector's
+    box is not always centred), and one in three has its strokes made bolder or lighter by
+    half a pixel (a min or max filter at twice the size)."""
     import torch
     import torch.nn.functional as F
 
     n = batch.shape[0]
+
+    def uniform(low: float, high: float):
+        return low + (high - low) * torch.rand(n, generator=generator)
+
+    scale, aspect = uniform(0.88, 1.15), uniform(0.85, 1.18)
+    angle, shear = uniform(-0.17, 0.17), uniform(-0.15, 0.15)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    theta = torch.zeros(n, 2, 3)
+    # The grid maps output to input coordinates: dividing by the scale enlarges the glyph.
+    theta[:, 0, 0] = cos / (scale * aspect)
+    theta[:, 0, 1] = (-sin + shear) / (scale * aspect)
+    theta[:, 1, 0] = sin / scale
+    theta[:, 1, 1] = cos / scale
+    theta[:, :, 2] = 0.08 * (torch.rand(n, 2, generator=generator) - 0.5) * 2
+    grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
+    batch = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border",
+                          align_corners=False)
+    weight = torch.rand(n, 1, 1, 1, generator=generator)
+    large = F.interpolate(batch, scale_factor=2, mode="bilinear", align_corners=False)
+    bolder = F.interpolate(-F.max_pool2d(-large, 3, 1, 1), size=CROP, mode="area")
+    lighter = F.interpolate(F.max_pool2d(large, 3, 1, 1), size=CROP, mode="area")
+    batch = torch.where(weight < 0.17, bolder, torch.where(weight < 0.33, lighter, batch))
+    return batch
+
+
+def _augment(batch, generator, reshape: bool = False):  # (N, 3, H, W) in [0, 1]
+    import torch
+    import torch.nn.functional as F
+
+    n = batch.shape[0]
+    if reshape:
+        batch = _reshape(batch, generator)
     # The rendered crops already hold every rotation; a mirror image keeps the class and
     # the real photo set has mirrored shots.
     if bool(torch.rand(1, generator=generator) < 0.5):
@@ -213,13 +249,14 @@ def _augment(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
 def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epochs: int,
           seed: int, batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
           lr: float = 2e-3, shares: Sequence[float] | None = None,
-          channels: Sequence[int] = CHANNELS) -> dict[str, object]:
+          channels: Sequence[int] = CHANNELS, reshape: bool = False) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
     Each epoch samples ``per_epoch`` crops, ``shares`` of them from each training file (by
     default in proportion to the files' sizes): a small file of real-photo crops can weigh
-    as much as a large rendered one. Accuracy is reported on every validation file."""
+    as much as a large rendered one. Accuracy is reported on every validation file.
+    ``reshape``: also vary the glyphs' shapes (``_reshape``)."""
     import torch
     import torch.nn.functional as F
 
@@ -261,7 +298,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         total_loss = 0.0
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
-            batch = _augment(x_train[index].float() / 255, generator)
+            batch = _augment(x_train[index].float() / 255, generator, reshape)
             log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
             loss = F.nll_loss(log_probs, y_train[index])
             optimiser.zero_grad()
@@ -331,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS),
                      help="widths of the network's three stages (default %(default)s)")
+    fit.add_argument("--reshape", action="store_true",
+                     help="also stretch, slant, shift and embolden the glyphs")
     check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
                            "and with the mirrored second reading")
     check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
@@ -362,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     history = train(args.train, args.val, args.out, args.epochs, args.seed,
                     batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr,
-                    shares=args.share, channels=args.channels)
+                    shares=args.share, channels=args.channels, reshape=args.reshape)
     print(f"exported {args.out}: {history}")
     return 0
 

@@ -85,6 +85,17 @@ class Scores:
     seconds: list[float] = field(default_factory=list)
     misses: list[dict[str, object]] = field(default_factory=list)
 
+    def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
+        self.seconds.append(seconds)
+        self.photos += 1
+        self.exact += found == expected
+        self.true_positive += len(found & expected)
+        self.read += len(found)
+        self.present += len(expected)
+        if found != expected:
+            self.misses.append({"image": name, "missed": sorted(expected - found),
+                                "wrong": sorted(found - expected)})
+
     @property
     def precision(self) -> float:
         return self.true_positive / self.read if self.read else 0.0
@@ -118,6 +129,36 @@ def manifest_column(data: Path, column: str) -> dict[str, str]:
         return {row["image"]: row.get(column, "") for row in csv.DictReader(handle)}
 
 
+GROUPINGS = ("deck", "layout", "background", "camera")
+
+
+def camera_group(row: dict[str, str]) -> str:
+    """What the generator's camera did to a scene, worst first: ``motion`` blur, ``low
+    resolution`` (the scene shrunk and enlarged again), ``blur`` (out of focus) or
+    ``sharp``; ``unknown`` for manifests written before these were recorded."""
+    try:
+        motion, resolution, blur = (float(row[key]) for key in ("motion", "resolution", "blur"))
+    except (KeyError, TypeError, ValueError):
+        return "unknown"
+    if motion > 0:
+        return "motion"
+    if resolution < 1:
+        return "low resolution"
+    return "blur" if blur > 0 else "sharp"
+
+
+def group_of(data: Path, by: str) -> dict[str, str]:
+    """Image path (relative to DATA) -> its group under ``by`` (one of ``GROUPINGS``)."""
+    manifest = data / "manifest.csv"
+    if not manifest.exists():
+        return {}
+    with manifest.open() as handle:
+        rows = list(csv.DictReader(handle))
+    if by == "camera":
+        return {row["image"]: camera_group(row) for row in rows}
+    return {row["image"]: row.get(by, "") for row in rows}
+
+
 def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
                   ) -> list[Path]:
     """The photos of ``split``, only those of ``layouts`` when given (rendered sets)."""
@@ -130,11 +171,14 @@ def select_images(data: Path, split: str | None, layouts: Sequence[str] | None =
 
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
-             layouts: Sequence[str] | None = None, shots: str | None = None) -> Scores:
+             layouts: Sequence[str] | None = None, shots: str | None = None,
+             groups: dict[str, Scores] | None = None, by: str = "deck") -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
-    (``vision.realdata``: train, tune or holdout)."""
+    (``vision.realdata``: train, tune or holdout). ``groups``, when given, is filled with
+    the scores of each group of photos under ``by`` (see ``group_of``)."""
     names = _names(data)
     scores = Scores()
+    group = group_of(data, by) if groups is not None else {}
     images = select_images(data, split, layouts)
     if shots:
         from .realdata import split_of
@@ -148,17 +192,12 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         except PhotoError:
             continue
         reading = read_image(image, detector, str(image_path), expect=None)  # type: ignore[arg-type]
-        scores.seconds.append(time.perf_counter() - start)
+        seconds = time.perf_counter() - start
         found = set(reading.card_names)
-        scores.photos += 1
-        scores.exact += found == expected
-        scores.true_positive += len(found & expected)
-        scores.read += len(found)
-        scores.present += len(expected)
-        if found != expected:
-            scores.misses.append({"image": image_path.name,
-                                  "missed": sorted(expected - found),
-                                  "wrong": sorted(found - expected)})
+        scores.add(image_path.name, found, expected, seconds)
+        if groups is not None:
+            key = group.get(image_path.relative_to(data).as_posix(), "") or "(none)"
+            groups.setdefault(key, Scores()).add(image_path.name, found, expected, seconds)
     return scores
 
 
@@ -184,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
                              "is sure of it)")
     parser.add_argument("--faint-class-conf", type=float, default=None,
                         help="how sure the classifier must be of a faint corner")
+    parser.add_argument("--by", choices=GROUPINGS, default=None,
+                        help="also score each group of photos: by deck, layout, background "
+                             "or what the camera did (rendered sets' manifest)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -204,14 +246,23 @@ def main(argv: list[str] | None = None) -> int:
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = CardDetector(info)
     detector.warm_up()
-    scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots)
+    groups: dict[str, Scores] | None = {} if args.by else None
+    scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
+                      groups, args.by or "deck")
     result = {"data": str(args.data), "weights": str(info.weights),
               "classifier": str(info.classifier), "shots": args.shots, **scores.to_dict()}
+    if groups is not None:
+        result["by"] = args.by
+        result["groups"] = {key: groups[key].to_dict() for key in sorted(groups)}
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            print(f"{key:>22}: {value}")
+            if key != "groups":
+                print(f"{key:>22}: {value}")
+        for key, part in sorted((groups or {}).items()):
+            print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
+                  f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}")
         for miss in scores.misses[: args.misses]:
             print(f"  {miss['image']}: missed {miss['missed']} wrong {miss['wrong']}")
     return 0

@@ -6,9 +6,11 @@
 
 The output holds ``images/{train,val}/*.jpg``, ``labels/{train,val}/*.txt``, ``data.yaml``
 (class names in ``engine.cards.CARD_NAMES`` order) and ``manifest.csv`` (every scene's
-deck, layout, background and the cards placed, hidden ones included). Scene ``i`` of a split
-depends only on (seed, split, i), so the same command writes the same bytes, and a larger
-``--count`` extends a smaller one. Validation scenes use held-out decks and backgrounds.
+deck, layout, background, the cards placed, hidden ones included, the card's size in
+pixels and what the camera did: blur, motion, resolution lost, noise, JPEG quality).
+Scene ``i`` of a split depends only on (seed, split, i), so the same command writes the
+same bytes, and a larger ``--count`` extends a smaller one. Validation scenes use held-out
+decks and backgrounds.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ from vision.synth.decks import (
 from vision.synth.scene import LAYOUT_WEIGHTS, LAYOUTS, encode_jpeg, render_scene, yolo_lines
 
 SPLITS = {"train": 0, "val": 1}
+# How the scene was drawn and degraded, for reading results by difficulty: the card's width
+# in pixels, then the camera's blur, motion streak, resolution kept and noise
+# (``scene._camera``).
+CAMERA_COLUMNS = ("card_px", "blur", "motion", "resolution", "noise")
 Job = tuple[str, int, int, int, tuple[str, ...], tuple[str, ...], tuple[str, ...], str, str]
 
 
@@ -49,8 +55,9 @@ def _render_one(job: Job) -> list[str]:
     root = Path(out)
     (root / "images" / split / f"{stem}.jpg").write_bytes(encode_jpeg(scene))
     (root / "labels" / split / f"{stem}.txt").write_text(yolo_lines(scene))
+    camera = [f"{scene.info[key]:.3g}" for key in CAMERA_COLUMNS]
     return [f"images/{split}/{stem}.jpg", split, scene.deck, scene.layout, scene.background,
-            str(len(scene.labels)), " ".join(scene.cards)]
+            str(len(scene.labels)), " ".join(scene.cards), *camera, str(scene.jpeg_quality)]
 
 
 def write_data_yaml(out: Path) -> Path:
@@ -103,7 +110,8 @@ def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: fl
     bar.close()
     with open(out / "manifest.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["image", "split", "deck", "layout", "background", "boxes", "cards"])
+        writer.writerow(["image", "split", "deck", "layout", "background", "boxes", "cards",
+                         *CAMERA_COLUMNS, "jpeg_quality"])
         writer.writerows(rows)
     return write_data_yaml(out)
 

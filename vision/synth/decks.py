@@ -288,18 +288,7 @@ def find_corner(card: np.ndarray) -> Box:
     """
     h, w = card.shape[:2]
     ink = ink_mask(card)
-    x_end, y_end = int(0.26 * w), int(0.36 * h)
-    window = np.zeros(ink.shape, np.uint8)
-    window[:y_end, :x_end] = ink[:y_end, :x_end]
-    count, _, stats, _ = cv2.connectedComponentsWithStats(window, connectivity=8)
-    blobs = []
-    for i in range(1, count):
-        x, y, bw, bh, area = stats[i]
-        # A blob reaching the window's far edges is a frame line or art, not a glyph.
-        touches = x + bw >= x_end or y + bh >= y_end
-        if touches or area < max(4, (w * h) // 20000):
-            continue
-        blobs.append((int(x), int(y), int(x + bw), int(y + bh)))
+    blobs = _ink_blobs(ink, int(0.3 * w), int(0.36 * h))
     if not blobs:
         raise ValueError("no index ink found in the top-left corner")
     gap_x, gap_y = 0.035 * w, 0.05 * h
@@ -316,7 +305,50 @@ def find_corner(card: np.ndarray) -> Box:
             merged = (min(x0, blob[0]), min(y0, blob[1]), max(x1, blob[2]), max(y1, blob[3]))
             if near and merged[2] - merged[0] <= 0.22 * w and merged[3] - merged[1] <= 0.32 * h:
                 cluster, grown = merged, True
-    return cluster
+    return _with_suit_below(cluster, _ink_blobs(ink, int(0.3 * w), int(0.5 * h)), w, h)
+
+
+def _ink_blobs(ink: np.ndarray, x_end: int, y_end: int) -> list[Box]:
+    """Boxes of the ink blobs in the window ``[0, x_end) x [0, y_end)``, leaving out specks
+    and blobs that reach the window's far edges (a frame line or art, not a glyph)."""
+    h, w = ink.shape[:2]
+    window = np.zeros(ink.shape, np.uint8)
+    window[:y_end, :x_end] = ink[:y_end, :x_end]
+    count, _, stats, _ = cv2.connectedComponentsWithStats(window, connectivity=8)
+    blobs = []
+    for i in range(1, count):
+        x, y, bw, bh, area = stats[i]
+        touches = x + bw >= x_end or y + bh >= y_end
+        if touches or area < max(4, (w * h) // 20000):
+            continue
+        blobs.append((int(x), int(y), int(x + bw), int(y + bh)))
+    return blobs
+
+
+def _with_suit_below(cluster: Box, blobs: list[Box], card_width: int, card_height: int
+                     ) -> Box:
+    """``cluster`` and the suit symbol under it, when the cluster is a rank alone.
+
+    Some decks set the suit well below a large rank (gnome-ornamental, kde-jolly-royal's
+    kings and two of its tens): further than the growing step reaches, or past its window.
+    A cluster whose blobs all sit side by side (a rank: "K", or "1" and "0") has no suit
+    under its rank yet, so a blob right under it, centred under it and no taller than it,
+    is taken as its suit."""
+    x0, y0, x1, y1 = cluster
+    cw, ch = x1 - x0, y1 - y0
+    members = [b for b in blobs if b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1]
+    if any(a[1] >= b[3] for a in members for b in members):  # one blob above another
+        return cluster
+    under = [b for b in blobs
+             if y1 <= b[1] <= y1 + 0.8 * ch
+             and x0 - 0.25 * cw <= (b[0] + b[2]) / 2 <= x1 + 0.25 * cw
+             and b[3] - b[1] <= 1.3 * ch
+             and max(x1, b[2]) - min(x0, b[0]) <= 0.24 * card_width
+             and b[3] - y0 <= 0.42 * card_height]
+    if not under:
+        return cluster
+    suit = min(under, key=lambda b: b[1])
+    return (min(x0, suit[0]), y0, max(x1, suit[2]), suit[3])
 
 
 def find_corners(card: np.ndarray) -> tuple[Box, Box]:

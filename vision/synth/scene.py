@@ -232,22 +232,31 @@ def _motion_kernel(rng: Rng) -> np.ndarray:
     return kernel / max(float(kernel.sum()), 1e-6)
 
 
-def _camera(rng: Rng, image: np.ndarray) -> np.ndarray:
-    """Lens and sensor: blur (focus or motion), resolution loss and noise."""
+def _camera(rng: Rng, image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
+    """Lens and sensor: blur (focus or motion), resolution loss and noise. Returns the image
+    and what was done to it: ``blur`` (Gaussian sigma, px), ``motion`` (streak length, px),
+    ``resolution`` (the share of the frame's pixels per side kept, 1.0 = none lost) and
+    ``noise`` (sigma, in [0, 1] intensity)."""
     size = image.shape[0]
+    done = {"blur": 0.0, "motion": 0.0, "resolution": 1.0, "noise": 0.0}
     roll = rng.random()
     if roll < 0.35:
-        image = cv2.GaussianBlur(image, (0, 0), rng.uniform(0.4, 1.4))
+        done["blur"] = rng.uniform(0.4, 1.4)
+        image = cv2.GaussianBlur(image, (0, 0), done["blur"])
     elif roll < 0.5:
-        image = cv2.filter2D(image, -1, _motion_kernel(rng))
+        kernel = _motion_kernel(rng)
+        done["motion"] = float(kernel.shape[0])
+        image = cv2.filter2D(image, -1, kernel)
     if rng.random() < 0.25:
-        small = int(size * rng.uniform(0.45, 0.8))
+        done["resolution"] = rng.uniform(0.45, 0.8)
+        small = int(size * done["resolution"])
         image = cv2.resize(cv2.resize(image, (small, small), interpolation=cv2.INTER_AREA),
                            (size, size), interpolation=cv2.INTER_LINEAR)
     sigma = rng.uniform(0, 0.04) if rng.random() < 0.7 else 0.0
     if sigma:
+        done["noise"] = sigma
         image = image + rng.normal(0, sigma, image.shape).astype(np.float32)
-    return image
+    return image, done
 
 
 def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = None,
@@ -340,11 +349,11 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     canvas *= _lighting(rng, size)
     if rng.random() < 0.35:
         canvas += _glare(rng, size)
-    canvas = _camera(rng, np.clip(canvas, 0, 1))
+    canvas, camera = _camera(rng, np.clip(canvas, 0, 1))
     image = (np.clip(canvas, 0, 1) * 255 + 0.5).astype(np.uint8)
     quality = int(rng.integers(35, 96))
     return Scene(image, labels, cards, layout, deck.name, kind, quality,
-                 {"card_px": card_px})
+                 {"card_px": card_px, **camera})
 
 
 def encode_jpeg(scene: Scene) -> bytes:

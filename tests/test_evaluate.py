@@ -1,0 +1,38 @@
+"""vision.evaluate's scoring and its breakdown by the generator's manifest."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from vision.evaluate import Scores, camera_group, group_of
+
+
+def test_scores_count_cards_and_photos() -> None:
+    scores = Scores()
+    scores.add("a.jpg", {"As", "Kd"}, {"As", "Kd"}, 0.05)
+    scores.add("b.jpg", {"As", "7d"}, {"As", "Jd", "2c"}, 0.07)
+    assert (scores.precision, scores.recall, scores.exact_rate) == (3 / 4, 3 / 5, 1 / 2)
+    assert scores.misses == [{"image": "b.jpg", "missed": ["2c", "Jd"], "wrong": ["7d"]}]
+
+
+def test_camera_group_names_the_worst_thing_the_camera_did() -> None:
+    sharp = {"blur": "0", "motion": "0", "resolution": "1"}
+    assert camera_group(sharp) == "sharp"
+    assert camera_group({**sharp, "blur": "0.8"}) == "blur"
+    assert camera_group({**sharp, "blur": "0.8", "resolution": "0.6"}) == "low resolution"
+    assert camera_group({**sharp, "motion": "5", "resolution": "0.6"}) == "motion"
+    assert camera_group({"deck": "x"}) == "unknown"  # a manifest from before the columns
+
+
+def test_group_of_reads_the_manifest(tmp_path: Path) -> None:
+    with (tmp_path / "manifest.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["image", "deck", "blur", "motion", "resolution"])
+        writer.writerow(["images/val/a.jpg", "kde-standard", "0", "3", "1"])
+        writer.writerow(["images/val/b.jpg", "kde-jolly-royal", "0", "0", "1"])
+    assert group_of(tmp_path, "deck") == {"images/val/a.jpg": "kde-standard",
+                                          "images/val/b.jpg": "kde-jolly-royal"}
+    assert group_of(tmp_path, "camera") == {"images/val/a.jpg": "motion",
+                                            "images/val/b.jpg": "sharp"}
+    assert group_of(tmp_path / "missing", "deck") == {}
