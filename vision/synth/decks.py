@@ -99,6 +99,9 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
     DeckSource("kde-tigullio-international", "deb:kdegames-card-data-kf5",
                f"{KDE}/svg-tigullio-international/tigullio-international.svgz", "svg-id",
                "LGPL-2+"),
+    # Its suit sits well below the rank: indexed since the finder takes a suit under a rank.
+    DeckSource("kde-nicu-white", "deb:kdegames-card-data-kf5", f"{KDE}/svg-nicu-white/white.svgz",
+               "svg-id", "GPL-2+"),
 )
 SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
 
