@@ -84,6 +84,7 @@ class Scores:
     present: int = 0
     seconds: list[float] = field(default_factory=list)
     misses: list[dict[str, object]] = field(default_factory=list)
+    groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
@@ -119,14 +120,19 @@ class Scores:
         }
 
 
+def manifest_rows(data: Path) -> list[dict[str, str]]:
+    """The generator's ``manifest.csv`` rows (empty when there is none)."""
+    manifest = data / "manifest.csv"
+    if not manifest.exists():
+        return []
+    with manifest.open() as handle:
+        return list(csv.DictReader(handle))
+
+
 def manifest_column(data: Path, column: str) -> dict[str, str]:
     """Image path (relative to DATA) -> ``column`` (layout, deck, ...), from the
     generator's manifest if present."""
-    manifest = data / "manifest.csv"
-    if not manifest.exists():
-        return {}
-    with manifest.open() as handle:
-        return {row["image"]: row.get(column, "") for row in csv.DictReader(handle)}
+    return {row["image"]: row.get(column, "") for row in manifest_rows(data)}
 
 
 GROUPINGS = ("deck", "layout", "background", "camera")
@@ -149,14 +155,9 @@ def camera_group(row: dict[str, str]) -> str:
 
 def group_of(data: Path, by: str) -> dict[str, str]:
     """Image path (relative to DATA) -> its group under ``by`` (one of ``GROUPINGS``)."""
-    manifest = data / "manifest.csv"
-    if not manifest.exists():
-        return {}
-    with manifest.open() as handle:
-        rows = list(csv.DictReader(handle))
     if by == "camera":
-        return {row["image"]: camera_group(row) for row in rows}
-    return {row["image"]: row.get(by, "") for row in rows}
+        return {row["image"]: camera_group(row) for row in manifest_rows(data)}
+    return manifest_column(data, by)
 
 
 def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
@@ -172,13 +173,13 @@ def select_images(data: Path, split: str | None, layouts: Sequence[str] | None =
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
-             groups: dict[str, Scores] | None = None, by: str = "deck") -> Scores:
+             by: str | None = None) -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
-    (``vision.realdata``: train, tune or holdout). ``groups``, when given, is filled with
-    the scores of each group of photos under ``by`` (see ``group_of``)."""
+    (``vision.realdata``: train, tune or holdout). ``by``: also score each group of photos
+    under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``."""
     names = _names(data)
     scores = Scores()
-    group = group_of(data, by) if groups is not None else {}
+    group = group_of(data, by) if by else {}
     images = select_images(data, split, layouts)
     if shots:
         from .realdata import split_of
@@ -195,9 +196,10 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         seconds = time.perf_counter() - start
         found = set(reading.card_names)
         scores.add(image_path.name, found, expected, seconds)
-        if groups is not None:
+        if by:
             key = group.get(image_path.relative_to(data).as_posix(), "") or "(none)"
-            groups.setdefault(key, Scores()).add(image_path.name, found, expected, seconds)
+            scores.groups.setdefault(key, Scores()).add(image_path.name, found, expected,
+                                                        seconds)
     return scores
 
 
@@ -246,21 +248,20 @@ def main(argv: list[str] | None = None) -> int:
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = CardDetector(info)
     detector.warm_up()
-    groups: dict[str, Scores] | None = {} if args.by else None
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
-                      groups, args.by or "deck")
+                      args.by)
     result = {"data": str(args.data), "weights": str(info.weights),
               "classifier": str(info.classifier), "shots": args.shots, **scores.to_dict()}
-    if groups is not None:
+    if args.by:
         result["by"] = args.by
-        result["groups"] = {key: groups[key].to_dict() for key in sorted(groups)}
+        result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
             if key != "groups":
                 print(f"{key:>22}: {value}")
-        for key, part in sorted((groups or {}).items()):
+        for key, part in sorted(scores.groups.items()):
             print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
                   f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}")
         for miss in scores.misses[: args.misses]:

@@ -335,8 +335,8 @@ def _with_suit_below(cluster: Box, blobs: list[Box], card_width: int, card_heigh
     Some decks set the suit well below a large rank (gnome-ornamental, kde-jolly-royal's
     kings and two of its tens): further than the growing step reaches, or past its window.
     A cluster whose blobs all sit side by side (a rank: "K", or "1" and "0") has no suit
-    under its rank yet, so a blob right under it, centred under it and no taller than it,
-    is taken as its suit."""
+    under its rank yet, so a blob right under it, centred under it and at most 1.3 times
+    its height is taken as its suit."""
     x0, y0, x1, y1 = cluster
     cw, ch = x1 - x0, y1 - y0
     members = [b for b in blobs if b[0] >= x0 and b[1] >= y0 and b[2] <= x1 and b[3] <= y1]
