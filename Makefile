@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+TRAIN_STAMP := $(VENV)/.installed-train
 CHROMIUM := /usr/bin/chromium
 PORT ?= 8501
 export YOLO_OFFLINE := 1
@@ -10,16 +11,23 @@ export YOLO_AUTOINSTALL := false
 export YOLO_CONFIG_DIR := $(CURDIR)/.yolo
 export STREAMLIT_BROWSER_GATHER_USAGE_STATS := false
 
-.PHONY: run run-https test lint install clean
+.PHONY: run run-https test lint install install-train clean
 
+# The app and the command line need only the reader's packages; the workshop (torch,
+# ultralytics) is the `train` extra, which the tests need as well (they train tiny models).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
-	$(PY) -m vision.setup_offline
+	$(PY) -m pip install --quiet -e .
 	touch $(STAMP)
 
+$(TRAIN_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[train,test]'
+	$(PY) -m vision.training.offline
+	touch $(TRAIN_STAMP)
+
 install: $(STAMP)
+install-train: $(TRAIN_STAMP)
 
 # The browser tests drive Debian's Chromium (Playwright's own browser download would need
 # a network we do not have).
@@ -39,10 +47,10 @@ run-https: $(STAMP)
 	$(VENV)/bin/streamlit run app.py --server.headless true --server.port $(PORT) \
 		--server.address 0.0.0.0 --server.sslCertFile .certs/cert.pem --server.sslKeyFile .certs/key.pem
 
-lint: $(STAMP)
+lint: $(TRAIN_STAMP)
 	$(PY) -m ruff check .
 
-test: $(STAMP) $(CHROMIUM)
+test: $(TRAIN_STAMP) $(CHROMIUM)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -q
 

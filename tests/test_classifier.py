@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.classifier import CROP, DEFAULT_WEIGHTS, crop_square
+from vision.classifier import DEFAULT_WEIGHTS
+from vision.netinput import CROP, crop_square
 
 
 def test_crop_is_centred_and_square() -> None:
@@ -39,7 +40,7 @@ def test_classifier_names_a_batch() -> None:
 
 
 def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path) -> None:
-    from vision.classifier import train
+    from vision.training.train_classifier import train
 
     rng = np.random.default_rng(0)
     files = []
@@ -61,7 +62,7 @@ def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path
 def test_accuracy_command_reads_once_and_mirrored(tmp_path, capsys) -> None:
     import json
 
-    from vision.classifier import main
+    from vision.training.train_classifier import main
 
     rng = np.random.default_rng(1)
     crops = tmp_path / "crops.npz"
@@ -101,7 +102,7 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
 
 
 def test_crops_command_names_an_unknown_deck(tmp_path, capsys) -> None:
-    from vision.classifier import main
+    from vision.training.train_classifier import main
 
     out = tmp_path / "crops.npz"
     assert main(["crops", "--out", str(out), "--scenes", "1", "--decks", "no-such-deck"]) == 2
@@ -113,7 +114,7 @@ def test_crops_command_names_an_unknown_deck(tmp_path, capsys) -> None:
 def test_reshaping_keeps_crops_in_range_and_changes_them() -> None:
     import torch
 
-    from vision.classifier import _reshape
+    from vision.training.train_classifier import _reshape
 
     generator = torch.Generator().manual_seed(0)
     batch = torch.rand(8, 3, CROP, CROP, generator=generator)

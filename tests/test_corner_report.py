@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.corner_report import corner_outcome, main
+from vision.training.corner_report import corner_outcome, main
 
 LABEL = np.array([100.0, 100.0, 120.0, 130.0])
 

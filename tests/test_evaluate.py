@@ -1,11 +1,11 @@
-"""vision.evaluate's scoring and its breakdown by the generator's manifest."""
+"""vision.training.evaluate's scoring and its breakdown by the generator's manifest."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
-from vision.evaluate import Scores, camera_group, group_of
+from vision.training.evaluate import Scores, camera_group, group_of
 
 
 def test_scores_count_cards_and_photos() -> None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 from conftest import SHARED
 
-from vision.realdata import SPLITS, LabelledCard, corners_in_cards, photos, shot_of, split_of
+from vision.training.realdata import (
+    SPLITS,
+    LabelledCard,
+    corners_in_cards,
+    photos,
+    shot_of,
+    split_of,
+)
 
 REAL = SHARED / "datasets" / "real-photos-dev"
 
@@ -51,7 +58,7 @@ def test_corner_set_labels_only_corners_named_as_the_card_around_them(tmp_path) 
 
     from engine.cards import CARD_NAMES
     from vision.detector import CardDetector, ModelInfo
-    from vision.realdata import labelled_cards, real_names, write_corner_set
+    from vision.training.realdata import labelled_cards, real_names, write_corner_set
 
     models = ROOT / "models"
     reader = CardDetector(ModelInfo(models / "cards.onnx", conf=0.02, min_class_conf=0.3,

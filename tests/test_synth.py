@@ -14,8 +14,8 @@ import pytest
 from PIL import Image
 
 from engine.cards import CARD_NAMES
-from vision.synth.__main__ import generate
-from vision.synth.decks import (
+from vision.training.synth.__main__ import generate
+from vision.training.synth.decks import (
     CACHE,
     PROCEDURAL,
     SOURCES_BY_NAME,
@@ -25,7 +25,7 @@ from vision.synth.decks import (
     find_corner,
     load_deck,
 )
-from vision.synth.scene import LAYOUTS, _visible_box, render_scene
+from vision.training.synth.scene import LAYOUTS, _visible_box, render_scene
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,7 @@ def test_covered_corner_gets_no_box() -> None:
 def test_font_index_crops_are_deterministic_and_labelled() -> None:
     import matplotlib
 
-    from vision.synth.fontindex import find_faces, make_font_crops
+    from vision.training.synth.fontindex import find_faces, make_font_crops
 
     fonts = sorted(str(p) for p in (Path(matplotlib.get_data_path()) / "fonts" / "ttf").glob(
         "DejaVu*.ttf"))
@@ -195,7 +195,7 @@ def test_font_index_crops_are_deterministic_and_labelled() -> None:
 def test_a_font_without_suit_symbols_is_not_a_suit_face() -> None:
     import matplotlib
 
-    from vision.synth.fontindex import find_faces
+    from vision.training.synth.fontindex import find_faces
 
     ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
     # Computer Modern (cmr10) draws letters and digits but no card suits.

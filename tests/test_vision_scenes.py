@@ -86,7 +86,7 @@ def test_advise_from_a_photo(capsys: pytest.CaptureFixture[str]) -> None:
 
 @pytest.mark.skipif(not REAL.exists(), reason="real-photos-dev is not beside the project")
 def test_real_photo_sample(detector) -> None:
-    from vision.evaluate import evaluate
+    from vision.training.evaluate import evaluate
 
     # The held-out shots only: the classifier was fine-tuned on the set's training shots.
     scores = evaluate(REAL, detector, split=None, limit=40, shots="holdout")
@@ -102,11 +102,13 @@ def test_onnx_export_finds_what_the_torch_weights_find() -> None:
     """The onnxruntime path re-implements ultralytics' letterbox and NMS: same boxes."""
     import numpy as np
 
-    from vision.detector import CardDetector, ModelInfo
+    pytest.importorskip("ultralytics")
+    from vision.detector import ModelInfo
     from vision.photo import load_photo
+    from vision.training.torch_detector import card_detector
 
     photo = load_photo(SCENES[0])
-    detectors = [CardDetector(ModelInfo(w, conf=0.1), locate_only=True) for w in WEIGHTS]
+    detectors = [card_detector(ModelInfo(w, conf=0.1), locate_only=True) for w in WEIGHTS]
     # A square photo: both paths feed the network the same 640 x 640 input.
     square = [d.detect(photo[:900, :900]) for d in detectors]
     order = [np.lexsort((d.xyxy[:, 1], d.xyxy[:, 0])) for d in square]
@@ -155,13 +157,15 @@ def test_int8_models_read_what_the_float_models_read() -> None:
 
 @pytest.mark.skipif(not FLOAT[1].exists(), reason="needs the float classifier")
 def test_quantize_the_classifier(tmp_path: Path) -> None:
-    """``vision.quantize`` writes a working int8 model that names crops as the float one."""
+    """``vision.training.quantize`` writes a working int8 model that names crops as the float
+    one."""
     import numpy as np
 
-    from vision.classifier import CornerClassifier, crop_square
+    from vision.classifier import CornerClassifier
     from vision.detector import CardDetector
+    from vision.netinput import crop_square
     from vision.photo import load_photo
-    from vision.quantize import quantize
+    from vision.training.quantize import quantize
 
     detector = CardDetector()
     crops = []

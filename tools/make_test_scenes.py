@@ -21,9 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine.cards import CARD_NAMES  # noqa: E402
-from vision.synth import scene as synth  # noqa: E402
-from vision.synth.backgrounds import BACKGROUNDS  # noqa: E402
-from vision.synth.decks import available_decks, load_deck  # noqa: E402
+from vision.training.synth import scene as synth  # noqa: E402
+from vision.training.synth.backgrounds import BACKGROUNDS  # noqa: E402
+from vision.training.synth.decks import available_decks, load_deck  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "scenes"
 

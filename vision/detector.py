@@ -1,24 +1,25 @@
 """The card-corner detector: a YOLO model trained on rendered scenes (see models/README.md).
 
-The model loads once and answers many photos. The ONNX export runs through onnxruntime
-when present (faster on a CPU); otherwise the PyTorch weights. Nothing is downloaded.
+The model loads once and answers many photos. Only its ONNX export is read here, by
+onnxruntime: no torch, no ultralytics at run time. The PyTorch weights are the workshop's
+(``vision.training.torch_detector`` reads them for measurements).
 """
 
 from __future__ import annotations
 
 import ast
-import contextlib
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
 from engine.cards import CARD_NAMES
 
+from .classifier import ClassifierError, CornerClassifier
 from .detections import Detections
-from .setup_offline import configure_environment
+from .netinput import crop_square, detector_input, letterbox
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -61,7 +62,7 @@ def default_model(models: Path = MODELS) -> ModelInfo:
         settings = json.loads(meta.read_text())
     classifier = models / str(settings.get("classifier", "corner-classifier.onnx"))
     named = [str(settings["detector"])] if "detector" in settings else []
-    for name in (*named, "cards.onnx", "cards.pt"):
+    for name in (*named, "cards.onnx"):
         if (models / name).exists():
             return ModelInfo(models / name, int(settings.get("imgsz", 640)),
                              float(settings.get("conf", 0.35)), float(settings.get("iou", 0.5)),
@@ -72,33 +73,7 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              else float(settings["faint_conf"]),
                              float(settings.get("faint_class_conf", 0.9)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
-                     "cards.onnx or cards.pt (train one with `python -m vision.train`)")
-
-
-def letterbox(image: np.ndarray, size: tuple[int, int]
-              ) -> tuple[np.ndarray, float, tuple[int, int]]:
-    """``image`` shrunk or grown to fit ``size`` (height, width), centred on grey as
-    ultralytics pads in training (value 114). Returns the canvas, the scale and the
-    (left, top) offset of the image on it."""
-    import cv2
-
-    height, width = image.shape[:2]
-    target_h, target_w = size
-    scale = min(target_h / height, target_w / width)
-    new_w, new_h = round(width * scale), round(height * scale)
-    pad_x, pad_y = (target_w - new_w) / 2, (target_h - new_h) / 2
-    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR) \
-        if (new_w, new_h) != (width, height) else image
-    left, top = round(pad_x - 0.1), round(pad_y - 0.1)
-    canvas = cv2.copyMakeBorder(resized, top, target_h - new_h - top, left,
-                                target_w - new_w - left, cv2.BORDER_CONSTANT,
-                                value=(114, 114, 114))
-    return canvas, scale, (left, top)
-
-
-def network_input(canvas: np.ndarray) -> np.ndarray:
-    """A letterboxed RGB uint8 canvas as the detector takes it: (1, 3, H, W) in [0, 1]."""
-    return canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+                     "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
 
 class OnnxYolo:
@@ -135,7 +110,7 @@ class OnnxYolo:
         height, width = image.shape[:2]
         canvas, scale, (left, top) = letterbox(image, self.imgsz)
         # (4 + classes, anchors)
-        output = self.session.run(None, {self.input: network_input(canvas)})[0][0]
+        output = self.session.run(None, {self.input: detector_input(canvas)})[0][0]
         scores = output[4:]
         class_id = scores.argmax(axis=0)
         confidence = scores[class_id, np.arange(scores.shape[1])]
@@ -158,35 +133,37 @@ class OnnxYolo:
                           class_id[chosen].astype(np.int64), self.names)
 
 
+class CornerLocator(Protocol):
+    """What finds corner boxes in a photo: the ONNX export here, the PyTorch weights in the
+    workshop. ``names``: the class names its ``class_id`` indexes."""
+
+    names: tuple[str, ...]
+
+    def predict(self, image: np.ndarray, conf: float, iou: float) -> Detections: ...
+
+
 class CardDetector:
     """Finds corner indices; ``detect`` returns :class:`Detections` in photo pixels."""
 
-    def __init__(self, info: ModelInfo | None = None, locate_only: bool = False) -> None:
-        """``locate_only``: boxes without names are wanted (e.g. to cut training crops)."""
+    def __init__(self, info: ModelInfo | None = None, locate_only: bool = False,
+                 locator: CornerLocator | None = None) -> None:
+        """``locate_only``: boxes without names are wanted (e.g. to cut training crops).
+        ``locator``: finds the boxes instead of ``info.weights``' ONNX session."""
         self.info = info or default_model()
-        self.onnx: OnnxYolo | None = None
-        if self.info.weights.suffix == ".onnx":
-            self.onnx = OnnxYolo(self.info.weights)
-            self.names = self.onnx.names
-        else:
-            configure_environment()
-            # Ultralytics prints set-up notices on stdout on first use; stdout belongs to
-            # the command's JSON output, so they go to stderr.
-            with contextlib.redirect_stdout(sys.stderr):
-                from ultralytics import YOLO  # heavy import, kept out of module import time
-
-                try:
-                    self.model = YOLO(str(self.info.weights), task="detect")
-                except Exception as error:  # ultralytics raises many types for a bad file
-                    raise ModelError(f"cannot load detector {self.info.weights}: {error}"
-                                     ) from None
-            names = self.model.names
-            self.names = tuple(names[i] for i in range(len(names)))
-        self.classifier = None
+        if locator is None:
+            if self.info.weights.suffix != ".onnx":
+                raise ModelError(f"{self.info.weights.name}: the reader runs ONNX exports "
+                                 "only; PyTorch weights are read by the workshop "
+                                 "(vision.training.torch_detector)")
+            locator = OnnxYolo(self.info.weights)
+        self.locator = locator
+        self.names = locator.names
+        self.classifier: CornerClassifier | None = None
         if self.info.classifier is not None:
-            from .classifier import CornerClassifier
-
-            self.classifier = CornerClassifier(self.info.classifier)
+            try:
+                self.classifier = CornerClassifier(self.info.classifier)
+            except ClassifierError as error:
+                raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):
             # A single-class detector finds corners without naming them.
             raise ModelError(f"detector {self.info.weights.name} finds corners without naming "
@@ -197,21 +174,7 @@ class CardDetector:
         """``image``: RGB uint8 (H, W, 3)."""
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
-        if self.onnx is not None:
-            found = self.onnx.predict(image, self.info.detector_threshold, self.info.iou)
-        else:
-            # ultralytics expects BGR arrays, as OpenCV reads them.
-            result = self.model.predict(image[:, :, ::-1], imgsz=self.info.imgsz,
-                                        conf=self.info.detector_threshold, iou=self.info.iou,
-                                        device="cpu",
-                                        agnostic_nms=True, verbose=False)[0]
-            boxes = result.boxes
-            found = Detections(
-                boxes.xyxy.cpu().numpy().astype(np.float32),
-                boxes.conf.cpu().numpy().astype(np.float32),
-                boxes.cls.cpu().numpy().astype(np.int64),
-                self.names,
-            )
+        found = self.locator.predict(image, self.info.detector_threshold, self.info.iou)
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
         return self._name_corners(image, found)
@@ -226,8 +189,6 @@ class CardDetector:
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names."""
-        from .classifier import crop_square
-
         assert self.classifier is not None
         if len(found) == 0:
             return found

@@ -14,8 +14,9 @@ shipped detector (which finds corner indices well on these photos; it is naming 
 the rendered training alone does not teach) and named by the card whose box holds them.
 A corner inside two overlapping cards' boxes is left out: which card is on top is unknown.
 
-    python -m vision.realdata crops --out datasets/generated/real-crops-train.npz --split train
-    python -m vision.realdata corners --out datasets/generated/real-corners --split train \
+    python -m vision.training.realdata crops --split train \
+        --out datasets/generated/real-crops-train.npz
+    python -m vision.training.realdata corners --out datasets/generated/real-corners --split train \
         --with datasets/generated/v1 --repeat 2
 
 ``corners`` writes a YOLO data set of the same photos with corner-index boxes, for
@@ -40,10 +41,12 @@ from pathlib import Path
 import numpy as np
 
 from engine.cards import CARD_NAMES
+from vision.netinput import MARGIN, crop_square
+from vision.photo import load_photo
 
-from .evaluate import _label_path, _names
+from .labels import class_names, label_path
 
-REAL_PHOTOS = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / \
+REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / \
     "real-photos-dev"
 SPLITS = ("train", "tune", "holdout")
 
@@ -69,7 +72,7 @@ class LabelledCard:
 
 
 def real_names(root: Path = REAL_PHOTOS) -> list[str]:
-    return _names(root)
+    return class_names(root)
 
 
 def photos(split: str | None, root: Path = REAL_PHOTOS) -> list[Path]:
@@ -83,7 +86,7 @@ def photos(split: str | None, root: Path = REAL_PHOTOS) -> list[Path]:
 def labelled_cards(image: Path, width: int, height: int,
                    names: Sequence[str]) -> list[LabelledCard]:
     cards = []
-    for line in _label_path(image).read_text().splitlines():
+    for line in label_path(image).read_text().splitlines():
         if not line.strip():
             continue
         cls, cx, cy, w, h = line.split()
@@ -109,11 +112,9 @@ def corner_crops(split: str, detector: object, root: Path = REAL_PHOTOS,
     """(crop, class id, photo name) for every detected corner that lies in exactly one
     labelled card; each corner is cut ``per_box`` times with the box jittered (the first
     cut exact), as the detector's boxes vary."""
-    from .classifier import MARGIN, crop_square
-    from .photo import load_photo
 
     rng = np.random.default_rng(seed)
-    names = real_names(root)
+    names = class_names(root)
     for path in photos(split, root):
         image = load_photo(path)
         cards = labelled_cards(path, image.shape[1], image.shape[0], names)
@@ -139,9 +140,8 @@ def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
     """(photo, YOLO label lines) for each photo of ``split``: the corners ``detector`` (a
     two-stage reader) finds and names as a labelled card whose whole-card box holds them.
     A corner named as no card around it is left unlabelled: a misread corner, or a pip."""
-    from .photo import load_photo
 
-    names = real_names(root)
+    names = class_names(root)
     for path in photos(split, root)[:limit]:
         image = load_photo(path)
         height, width = image.shape[:2]
@@ -184,7 +184,7 @@ def write_corner_set(out: Path, split: str, detector: object, rendered: Path | N
     if rendered is not None:
         train.insert(0, str((rendered / "images" / "train").resolve()))
         val = str((rendered / "images" / "val").resolve())
-    yaml = ["# Written by python -m vision.realdata corners; names follow CARD_NAMES.",
+    yaml = ["# Written by python -m vision.training.realdata corners; names follow CARD_NAMES.",
             "train:", *(f"  - {t}" for t in train), f"val: {val}", f"nc: {len(CARD_NAMES)}",
             "names:", *(f"  {i}: '{n}'" for i, n in enumerate(CARD_NAMES))]
     (out / "data.yaml").write_text("\n".join(yaml) + "\n")
@@ -192,8 +192,9 @@ def write_corner_set(out: Path, split: str, detector: object, rendered: Path | N
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.realdata", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.realdata", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     crops = sub.add_parser("crops", help="cut named corner crops from the real photos")
     crops.add_argument("--out", type=Path, required=True)
@@ -222,7 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from tqdm import tqdm
 
-    from .detector import MODELS, CardDetector, default_model
+    from vision.detector import MODELS, CardDetector, default_model
 
     shipped = default_model()
     if args.command == "corners":

@@ -1,6 +1,6 @@
 """Measure the whole photo -> cards path on a labelled data set.
 
-    python -m vision.evaluate DATA [--limit N] [--split val] [--json]
+    python -m vision.training.evaluate DATA [--limit N] [--split val] [--json]
 
 DATA is a YOLO-format folder with a ``data.yaml`` (class names in the project's card
 notation): our rendered scenes (corner boxes) or the real photos in
@@ -16,7 +16,6 @@ it reads, so the figures are per card and per photo, not per box:
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import json
 import statistics
@@ -26,53 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .photo import PhotoError, load_photo
-from .pipeline import read_image
+from vision.photo import PhotoError, load_photo
+from vision.pipeline import read_image
 
-IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
-
-
-def _names(data: Path) -> list[str]:
-    """Class names from data.yaml, read without a YAML dependency (both forms we write)."""
-    text = (data / "data.yaml").read_text()
-    names: dict[int, str] = {}
-    in_names = False
-    for line in text.splitlines():
-        stripped = line.split("#", 1)[0].rstrip()
-        if stripped.startswith("names:"):
-            rest = stripped[len("names:"):].strip()
-            if rest.startswith("["):
-                return [n.strip().strip("'\"") for n in rest.strip("[]").split(",")]
-            in_names = True
-            continue
-        if in_names:
-            if not line.startswith((" ", "\t")):
-                break
-            key, _, value = stripped.strip().partition(":")
-            names[int(key)] = value.strip().strip("'\"")
-    return [names[i] for i in sorted(names)]
-
-
-def _images(data: Path, split: str | None) -> list[Path]:
-    roots = [data / "images" / split] if split and (data / "images" / split).is_dir() \
-        else [data / "images"]
-    return sorted(p for root in roots for p in root.rglob("*") if p.suffix.lower()
-                  in IMAGE_SUFFIXES)
-
-
-def _label_path(image: Path) -> Path:
-    parts = list(image.parts)
-    index = len(parts) - 1 - parts[::-1].index("images")
-    parts[index] = "labels"
-    return Path(*parts).with_suffix(".txt")
-
-
-def truth(image: Path, names: list[str]) -> set[str]:
-    path = _label_path(image)
-    if not path.exists():
-        return set()
-    return {names[int(line.split()[0])] for line in path.read_text().splitlines()
-            if line.strip()}
+from .labels import class_names, manifest_column, manifest_rows, select_images, truth
+from .realdata import split_of
 
 
 @dataclass
@@ -120,21 +77,6 @@ class Scores:
         }
 
 
-def manifest_rows(data: Path) -> list[dict[str, str]]:
-    """The generator's ``manifest.csv`` rows (empty when there is none)."""
-    manifest = data / "manifest.csv"
-    if not manifest.exists():
-        return []
-    with manifest.open() as handle:
-        return list(csv.DictReader(handle))
-
-
-def manifest_column(data: Path, column: str) -> dict[str, str]:
-    """Image path (relative to DATA) -> ``column`` (layout, deck, ...), from the
-    generator's manifest if present."""
-    return {row["image"]: row.get(column, "") for row in manifest_rows(data)}
-
-
 GROUPINGS = ("deck", "layout", "background", "camera")
 
 
@@ -160,30 +102,17 @@ def group_of(data: Path, by: str) -> dict[str, str]:
     return manifest_column(data, by)
 
 
-def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
-                  ) -> list[Path]:
-    """The photos of ``split``, only those of ``layouts`` when given (rendered sets)."""
-    images = _images(data, split)
-    if layouts:
-        layout_of = manifest_column(data, "layout")
-        images = [p for p in images
-                  if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
-    return images
-
-
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
              by: str | None = None) -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
-    (``vision.realdata``: train, tune or holdout). ``by``: also score each group of photos
+    (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
     under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``."""
-    names = _names(data)
+    names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
     images = select_images(data, split, layouts)
     if shots:
-        from .realdata import split_of
-
         images = [p for p in images if split_of(p.name) == shots]
     for image_path in images[:limit]:
         expected = truth(image_path, names)
@@ -204,12 +133,14 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.evaluate", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m vision.training.evaluate",
+                                     description=__doc__)
     parser.add_argument("data", type=Path)
     parser.add_argument("--split", default="val", help="images/SPLIT if present (default val)")
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--shots", choices=["train", "tune", "holdout"], default=None,
-                        help="real photo set: only this split of its shots (vision.realdata)")
+                        help="real photo set: only this split of its shots "
+                        "(vision.training.realdata)")
     parser.add_argument("--layouts", nargs="+", help="only these layouts (rendered sets: "
                         "spread rows fan overlap few)")
     parser.add_argument("--weights", type=Path, default=None)
@@ -234,7 +165,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "data.yaml").exists():
         print(f"evaluate: {args.data} has no data.yaml", file=sys.stderr)
         return 2
-    from .detector import CardDetector, ModelError, ModelInfo, default_model
+    from vision.detector import ModelError, ModelInfo, default_model
+
+    from .torch_detector import card_detector
 
     try:
         info = default_model()
@@ -246,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
-    detector = CardDetector(info)
+    detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
                       args.by)

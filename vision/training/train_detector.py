@@ -1,11 +1,13 @@
 """Train the card-corner detector from a model YAML, reproducibly and resumably.
 
-    python -m vision.train --data datasets/generated/NAME/data.yaml --name RUN \
+    python -m vision.training.train_detector --data datasets/generated/NAME/data.yaml --name RUN \
         [--epochs 12] [--imgsz 640] [--batch 16] [--seed 0] [--model yolov8n.yaml]
         [--weights models/cards.pt]        # start from earlier weights instead of scratch
         [--single-cls]                     # find corners only; the classifier names them
-    python -m vision.train --name RUN --resume  # continue RUN from runs/cards/RUN/weights/last.pt
-    python -m vision.train --name RUN --publish models/cards.pt  # best weights so far -> models/
+    # continue RUN from runs/cards/RUN/weights/last.pt
+    python -m vision.training.train_detector --name RUN --resume
+    # best weights so far -> models/
+    python -m vision.training.train_detector --name RUN --publish models/cards.pt
 
 Nothing is downloaded: the network comes from the YAML (no pretrained checkpoint), the
 ultralytics environment is set offline before it is imported, and AMP (whose check fetches
@@ -22,9 +24,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from vision.setup_offline import configure_environment
+from .offline import configure_environment
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PROJECT = REPO / "runs" / "cards"
 
 # Augmentations chosen for corner indices. The scenes already carry rotation, perspective,
@@ -110,10 +112,11 @@ def publish(name: str, dest: Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.train", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.train_detector", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--name", required=True, help="run name, under runs/cards/")
-    parser.add_argument("--data", type=Path, help="data.yaml from python -m vision.synth")
+    parser.add_argument("--data", type=Path, help="data.yaml from python -m vision.training.synth")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=640)
     parser.add_argument("--batch", type=int, default=16)

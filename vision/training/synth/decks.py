@@ -1,15 +1,15 @@
 """Card designs: fetch them from package registries, rasterise them, find their corner indices.
 
 The art itself is never committed (its licences are GPL/LGPL, see ``datasets/DECKS.md``);
-``python -m vision.synth.decks fetch`` downloads the packages into ``datasets/cache/`` with
+``python -m vision.training.synth.decks fetch`` downloads the packages into ``datasets/cache/`` with
 the ordinary clients (``npm pack``, ``apt-get download``), renders every card to a PNG of
 ``CARD_HEIGHT`` pixels and records where its two corner indices are. A deck drawn here with
 PIL (``procedural``) needs no download; the tests use it, and it is kept out of training
 because it looks like no real deck.
 
-    python -m vision.synth.decks fetch            # all decks (a few minutes)
-    python -m vision.synth.decks list             # what is cached, with its role
-    python -m vision.synth.decks preview OUT.png  # corner crops with their boxes, to check
+    python -m vision.training.synth.decks fetch            # all decks (a few minutes)
+    python -m vision.training.synth.decks list             # what is cached, with its role
+    python -m vision.training.synth.decks preview OUT.png  # corner crops with their boxes, to check
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from engine.cards import CARD_NAMES
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CACHE = Path(os.environ.get("CPOKER_DECK_CACHE", REPO / "datasets" / "cache"))
 CARD_HEIGHT = 400
 PROCEDURAL = "procedural"
@@ -542,8 +542,9 @@ def preview(names: Sequence[str], out: Path, cards: Sequence[str] = ("As", "Kh",
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.synth.decks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.synth.decks", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p_fetch = sub.add_parser("fetch", help="download, render and index the decks")
     p_fetch.add_argument("decks", nargs="*", help="deck names (default: all)")

@@ -15,7 +15,7 @@ FONT_NAMES = ("Arial.ttf", "Arial.Unicode.ttf")
 
 
 def config_dir() -> Path:
-    default = Path(__file__).resolve().parent.parent / ".yolo"
+    default = Path(__file__).resolve().parents[2] / ".yolo"
     return Path(os.environ.get("YOLO_CONFIG_DIR", default))
 
 

@@ -1,7 +1,7 @@
 """Int8 copies of the two ONNX models, for speed on a CPU.
 
-    python -m vision.quantize detector --out models/cards-int8.onnx
-    python -m vision.quantize classifier --out models/corner-classifier-int8.onnx
+    python -m vision.training.quantize detector --out models/cards-int8.onnx
+    python -m vision.training.quantize classifier --out models/corner-classifier-int8.onnx
 
 Static quantization (onnxruntime, QDQ format): weights int8 per output channel, activations
 uint8 with ranges measured on calibration inputs. Only convolutions are quantized; the
@@ -21,13 +21,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .classifier import DEFAULT_WEIGHTS as CLASSIFIER_WEIGHTS
-from .classifier import network_input as classifier_input
-from .detector import MODELS, letterbox
-from .detector import network_input as detector_input
-from .photo import load_photo
+from vision.classifier import DEFAULT_WEIGHTS as CLASSIFIER_WEIGHTS
+from vision.detector import MODELS
+from vision.netinput import classifier_input, detector_input, letterbox
+from vision.photo import load_photo
 
-GENERATED = Path(__file__).resolve().parent.parent / "datasets" / "generated"
+GENERATED = Path(__file__).resolve().parents[2] / "datasets" / "generated"
 
 
 def quantize(source: Path, out: Path, inputs: Iterator[np.ndarray]) -> None:
@@ -68,8 +67,8 @@ def detector_inputs(count: int, imgsz: int, seed: int) -> Iterator[np.ndarray]:
     rendered = sorted((GENERATED / "v1" / "images" / "train").glob("*.jpg"))
     real = photos("train") if REAL_PHOTOS.is_dir() else []
     if not rendered and not real:
-        raise SystemExit("no calibration photos: render scenes first (python -m vision.synth "
-                         "--out datasets/generated/v1 ...)")
+        raise SystemExit("no calibration photos: render scenes first "
+                         "(python -m vision.training.synth --out datasets/generated/v1 ...)")
     chosen = rng.sample(rendered, min(len(rendered), count // 2 if real else count)) + \
         rng.sample(real, min(len(real), count // 2))
     for path in chosen:
@@ -91,8 +90,9 @@ def classifier_inputs(files: Sequence[Path], count: int, seed: int,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.quantize", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.quantize", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("model", choices=["detector", "classifier"])
     parser.add_argument("--source", type=Path, default=None,
                         help="float model (default: the shipped one)")

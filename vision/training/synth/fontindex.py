@@ -6,7 +6,7 @@ sixteen typefaces, so this draws the index itself (rank over suit, as a card's c
 shows it) in the fonts installed on the machine, in the colours, rotations, blur and
 clutter of a photographed corner, and cuts it as the pipeline cuts a detector's box.
 
-    python -m vision.synth.fontindex --out datasets/generated/font-crops.npz --count 60000
+    python -m vision.training.synth.fontindex --out datasets/generated/font-crops.npz --count 60000
 
 The fonts are whatever ``fc-list`` finds (see ``datasets/DECKS.md`` for the Debian font
 packages used); script, symbol and hairline faces are left out. Only crops are written,
@@ -27,8 +27,8 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from engine.cards import CARD_NAMES
+from vision.netinput import MARGIN, crop_square
 
-from ..classifier import MARGIN, crop_square
 from .decks import SUIT_GLYPHS
 
 RANK_TEXT = {"T": "10"}  # notation -> what a card prints; other ranks print as written
@@ -220,7 +220,7 @@ def make_font_crops(count: int, seed: int, faces: Faces | None = None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.synth.fontindex",
+    parser = argparse.ArgumentParser(prog="python -m vision.training.synth.fontindex",
                                      description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True)

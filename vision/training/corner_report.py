@@ -1,6 +1,6 @@
 """Where the reader loses corners: a tally per labelled corner index of a rendered set.
 
-    python -m vision.corner_report DATA [--split val] [--layouts spread rows] [--limit 100]
+    python -m vision.training.corner_report DATA [--split val] [--layouts spread rows] [--limit 100]
 
 ``vision.evaluate`` says how many cards come out right; this says which stage loses the
 others. For every labelled corner box (rendered sets label corners; the real photos label
@@ -29,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .evaluate import _names, manifest_column, select_images
-from .photo import PhotoError, load_photo
+from vision.photo import PhotoError, load_photo
+
+from .labels import class_names, manifest_column, select_images
 from .realdata import labelled_cards
 
 OUTCOMES = ("not boxed", "faint", "named wrong", "named right, unsure", "named right")
@@ -67,16 +68,16 @@ def corner_outcome(label_box: np.ndarray, card: str, boxes: np.ndarray,
 def report(data: Path, split: str | None, layouts: Sequence[str] | None, limit: int | None,
            floor: float) -> dict[str, object]:
     from engine.cards import CARD_NAMES
-
-    from .classifier import CornerClassifier, crop_square
-    from .detector import OnnxYolo, default_model
+    from vision.classifier import CornerClassifier
+    from vision.detector import OnnxYolo, default_model
+    from vision.netinput import crop_square
 
     info = default_model()
     if info.classifier is None or info.weights.suffix != ".onnx":
         raise SystemExit("corner_report needs the shipped ONNX detector and classifier")
     detector = OnnxYolo(info.weights)
     classifier = CornerClassifier(info.classifier)
-    label_names = _names(data)
+    label_names = class_names(data)
     images = select_images(data, split, layouts)
     decks = manifest_column(data, "deck")
     total: Counter[str] = Counter()
@@ -108,8 +109,9 @@ def report(data: Path, split: str | None, layouts: Sequence[str] | None, limit: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.corner_report", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.corner_report", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path)
     parser.add_argument("--split", default="val")
     parser.add_argument("--layouts", nargs="+")

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 
 from engine.cards import CARD_NAMES
-from vision.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
-from vision.synth.decks import Deck
+from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
+from vision.training.synth.decks import Deck
 
 Rng = np.random.Generator
 Pose = tuple[float, float, float]  # centre x, centre y (card widths), rotation in degrees

@@ -1,0 +1,65 @@
+"""How a photo becomes each network's input: the one place that says so.
+
+Inference (``vision.detector``, ``vision.classifier``) and the workshop's int8 calibration
+(``vision.training.quantize``) and crop cutting all call these, so a network never sees
+at run time anything shaped differently from what it was calibrated and trained on.
+
+- The detector takes a letterboxed RGB canvas, (1, 3, H, W) floats in [0, 1].
+- The classifier takes square crops around a corner index, (N, 3, CROP, CROP) in [0, 1].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+CROP = 40  # classifier crops are CROP x CROP RGB
+MARGIN = 1.3  # a crop's side is this many times the index box's longer side
+PAD_VALUE = 114  # ultralytics pads a letterboxed canvas with this grey in training
+
+
+def letterbox(image: np.ndarray, size: tuple[int, int]
+              ) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """``image`` shrunk or grown to fit ``size`` (height, width), centred on grey as
+    ultralytics pads in training. Returns the canvas, the scale and the (left, top) offset
+    of the image on it."""
+    height, width = image.shape[:2]
+    target_h, target_w = size
+    scale = min(target_h / height, target_w / width)
+    new_w, new_h = round(width * scale), round(height * scale)
+    pad_x, pad_y = (target_w - new_w) / 2, (target_h - new_h) / 2
+    resized = cv2.resize(image, (new_w, new_h), interpolation=cv2.INTER_LINEAR) \
+        if (new_w, new_h) != (width, height) else image
+    left, top = round(pad_x - 0.1), round(pad_y - 0.1)
+    canvas = cv2.copyMakeBorder(resized, top, target_h - new_h - top, left,
+                                target_w - new_w - left, cv2.BORDER_CONSTANT,
+                                value=(PAD_VALUE, PAD_VALUE, PAD_VALUE))
+    return canvas, scale, (left, top)
+
+
+def detector_input(canvas: np.ndarray) -> np.ndarray:
+    """A letterboxed RGB uint8 canvas as the detector takes it: (1, 3, H, W) in [0, 1]."""
+    return canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+
+
+def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
+                size: int = CROP) -> np.ndarray:
+    """The square around ``box`` (x1, y1, x2, y2 in ``image`` pixels), resized; the parts
+    outside the photo are filled with the nearest edge pixels."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 2.0) * margin
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    # An affine map from the square onto the crop: one interpolation, sub-pixel exact.
+    scale = size / side
+    matrix = np.float32([[scale, 0, size / 2 - cx * scale], [0, scale, size / 2 - cy * scale]])
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, matrix, (size, size), flags=interpolation,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def classifier_input(crops: np.ndarray) -> np.ndarray:
+    """(N, CROP, CROP, 3) uint8 RGB crops as the classifier takes them: (N, 3, CROP, CROP)
+    in [0, 1]."""
+    return crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0

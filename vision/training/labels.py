@@ -1,0 +1,80 @@
+"""Reading a YOLO-format data set as this project writes and uses them: class names from
+``data.yaml``, images by split, each image's label file and the cards it names, and the
+generator's ``manifest.csv``. Shared by evaluation, the real-photo tools and reports."""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Sequence
+from pathlib import Path
+
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
+
+
+def class_names(data: Path) -> list[str]:
+    """Class names from data.yaml, read without a YAML dependency (both forms we write)."""
+    text = (data / "data.yaml").read_text()
+    names: dict[int, str] = {}
+    in_names = False
+    for line in text.splitlines():
+        stripped = line.split("#", 1)[0].rstrip()
+        if stripped.startswith("names:"):
+            rest = stripped[len("names:"):].strip()
+            if rest.startswith("["):
+                return [n.strip().strip("'\"") for n in rest.strip("[]").split(",")]
+            in_names = True
+            continue
+        if in_names:
+            if not line.startswith((" ", "\t")):
+                break
+            key, _, value = stripped.strip().partition(":")
+            names[int(key)] = value.strip().strip("'\"")
+    return [names[i] for i in sorted(names)]
+
+
+def images(data: Path, split: str | None) -> list[Path]:
+    roots = [data / "images" / split] if split and (data / "images" / split).is_dir() \
+        else [data / "images"]
+    return sorted(p for root in roots for p in root.rglob("*") if p.suffix.lower()
+                  in IMAGE_SUFFIXES)
+
+
+def label_path(image: Path) -> Path:
+    parts = list(image.parts)
+    index = len(parts) - 1 - parts[::-1].index("images")
+    parts[index] = "labels"
+    return Path(*parts).with_suffix(".txt")
+
+
+def truth(image: Path, names: list[str]) -> set[str]:
+    path = label_path(image)
+    if not path.exists():
+        return set()
+    return {names[int(line.split()[0])] for line in path.read_text().splitlines()
+            if line.strip()}
+
+
+def manifest_rows(data: Path) -> list[dict[str, str]]:
+    """The generator's ``manifest.csv`` rows (empty when there is none)."""
+    manifest = data / "manifest.csv"
+    if not manifest.exists():
+        return []
+    with manifest.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+def manifest_column(data: Path, column: str) -> dict[str, str]:
+    """Image path (relative to DATA) -> ``column`` (layout, deck, ...), from the
+    generator's manifest if present."""
+    return {row["image"]: row.get(column, "") for row in manifest_rows(data)}
+
+
+def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
+                  ) -> list[Path]:
+    """The photos of ``split``, only those of ``layouts`` when given (rendered sets)."""
+    found = images(data, split)
+    if layouts:
+        layout_of = manifest_column(data, "layout")
+        found = [p for p in found
+                 if layout_of.get(p.relative_to(data).as_posix()) in set(layouts)]
+    return found

@@ -1,0 +1,354 @@
+"""Training the second stage, the corner classifier (run by ``vision.classifier``).
+
+Why a second stage: the detector looks at the photo shrunk to its input size, where a
+corner index of a 13-card spread is only 10-20 pixels tall; finding it there is easy,
+naming it among 52 classes is not. The classifier reads the same corner from the photo at
+full resolution (up to 2048 pixels, see ``vision.photo``), so it sees 2-4 times the
+pixels. It is also cheap to train on a CPU: crops are tiny, and they are cut from
+rendered scenes by the hundred thousand.
+
+    python -m vision.training.train_classifier crops \
+        --out datasets/generated/crops-train.npz --scenes 2500
+    python -m vision.training.train_classifier train --train ... --val ... \
+        --out models/corner-classifier.onnx
+
+    python -m vision.training.train_classifier accuracy --model ... --crops ...
+
+At run time only onnxruntime is needed (``vision.classifier.CornerClassifier``); torch and
+the scene renderer are this module's alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import CARD_NAMES
+from vision.classifier import DEFAULT_WEIGHTS, CornerClassifier
+from vision.netinput import CROP, MARGIN, crop_square
+
+# --- training data ---------------------------------------------------------------------
+
+def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int = 2,
+               deck_names: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Crops of every labelled corner in ``scenes`` rendered scenes of ``role`` decks (or
+    only ``deck_names`` of them), each cut ``per_box`` times with the box jittered as a
+    detector's box would be."""
+    from tqdm import tqdm
+
+    from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
+    from vision.training.synth.decks import available_decks, load_deck
+    from vision.training.synth.scene import render_scene
+
+    rng = np.random.default_rng(seed)
+    names = available_decks(role)
+    if deck_names:
+        unknown = sorted(set(deck_names) - set(names))
+        if unknown:
+            raise ValueError(f"no {role} deck named {', '.join(unknown)}; the {role} decks "
+                             f"are {', '.join(names)}")
+        names = [name for name in names if name in deck_names]
+    decks = [load_deck(name) for name in names]
+    backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
+    images: list[np.ndarray] = []
+    labels: list[int] = []
+    for _ in tqdm(range(scenes), desc=f"crops ({role})", unit="scene"):
+        deck = decks[int(rng.integers(len(decks)))]
+        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds)
+        jpeg = cv2.imdecode(np.frombuffer(cv2.imencode(
+            ".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])[1], np.uint8),
+            cv2.IMREAD_UNCHANGED)
+        for cls, cx, cy, w, h in scene.labels:
+            for _ in range(per_box):
+                bw, bh = w * size * rng.uniform(0.85, 1.2), h * size * rng.uniform(0.85, 1.2)
+                x = cx * size + rng.normal(0, 0.08) * bw
+                y = cy * size + rng.normal(0, 0.08) * bh
+                box = (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)
+                images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(0.9, 1.15)))
+                labels.append(cls)
+    return np.stack(images), np.array(labels, np.int64)
+
+
+# --- the network -------------------------------------------------------------------------
+
+RANKS, SUITS = 13, 4  # CARD_NAMES is rank-major: class = rank_index * 4 + suit_index
+assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
+
+
+CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
+
+
+def build_network(channels: Sequence[int] = CHANNELS):  # -> torch.nn.Module (torch: training)
+    """A small CNN with two heads, rank (13) and suit (4), joined into 52 log-probabilities.
+
+    Naming the rank and the suit separately lets every card teach the glyphs it shares
+    with the others (all the sevens, all the spades): 52 independent classes each see a
+    quarter or a thirteenth of that data.
+    """
+    import torch
+    import torch.nn as nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout),
+                nn.ReLU(inplace=True)]
+
+    class CornerNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            # Full resolution gets one thin layer only: most of the cost of a CNN on a CPU
+            # is in its early, wide feature maps.
+            c1, c2, c3 = channels
+            self.features = nn.Sequential(
+                *block(3, c1), nn.MaxPool2d(2),
+                *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
+                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),
+                nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
+            self.rank = nn.Linear(c3, RANKS)
+            self.suit = nn.Linear(c3, SUITS)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            f = self.features(x)
+            rank = torch.log_softmax(self.rank(f), dim=1)
+            suit = torch.log_softmax(self.suit(f), dim=1)
+            return (rank[:, :, None] + suit[:, None, :]).flatten(1)  # (N, 52) log-probs
+
+    return CornerNet()
+
+
+def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
+    """Typeface variation the decks' glyphs lack: each crop is stretched or squeezed (a
+    condensed or wide face), slanted, scaled, shifted and turned a little (the detector's
+    box is not always centred), and one in three has its strokes made bolder or lighter by
+    half a pixel (a min or max filter at twice the size)."""
+    import torch
+    import torch.nn.functional as F
+
+    n = batch.shape[0]
+
+    def uniform(low: float, high: float):
+        return low + (high - low) * torch.rand(n, generator=generator)
+
+    scale, aspect = uniform(0.88, 1.15), uniform(0.85, 1.18)
+    angle, shear = uniform(-0.17, 0.17), uniform(-0.15, 0.15)
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    theta = torch.zeros(n, 2, 3)
+    # The grid maps output to input coordinates: dividing by the scale enlarges the glyph.
+    theta[:, 0, 0] = cos / (scale * aspect)
+    theta[:, 0, 1] = (-sin + shear) / (scale * aspect)
+    theta[:, 1, 0] = sin / scale
+    theta[:, 1, 1] = cos / scale
+    theta[:, :, 2] = 0.08 * (torch.rand(n, 2, generator=generator) - 0.5) * 2
+    grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
+    batch = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border",
+                          align_corners=False)
+    weight = torch.rand(n, 1, 1, 1, generator=generator)
+    large = F.interpolate(batch, scale_factor=2, mode="bilinear", align_corners=False)
+    bolder = F.interpolate(-F.max_pool2d(-large, 3, 1, 1), size=CROP, mode="area")
+    lighter = F.interpolate(F.max_pool2d(large, 3, 1, 1), size=CROP, mode="area")
+    batch = torch.where(weight < 0.17, bolder, torch.where(weight < 0.33, lighter, batch))
+    return batch
+
+
+def _augment(batch, generator, reshape: bool = False):  # (N, 3, H, W) in [0, 1]
+    import torch
+    import torch.nn.functional as F
+
+    n = batch.shape[0]
+    if reshape:
+        batch = _reshape(batch, generator)
+    # The rendered crops already hold every rotation; a mirror image keeps the class and
+    # the real photo set has mirrored shots.
+    if bool(torch.rand(1, generator=generator) < 0.5):
+        batch = batch.flip(3)
+    # Colour: some decks print clubs green and diamonds blue, so a suit must be known by
+    # its shape as well as its colour: a quarter of the crops lose their colour, and one
+    # batch in five has its colour channels shuffled.
+    grey = torch.rand(n, 1, 1, 1, generator=generator) < 0.25
+    batch = torch.where(grey, batch.mean(dim=1, keepdim=True).expand_as(batch), batch)
+    if bool(torch.rand(1, generator=generator) < 0.2):
+        batch = batch[:, torch.randperm(3, generator=generator)]
+    # Light, contrast, colour cast, blur by shrinking, noise.
+    gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=generator)
+    bias = 0.25 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
+    cast = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    batch = (batch - 0.5) * gain + 0.5 + bias
+    batch = batch * cast
+    small = int(torch.randint(18, CROP + 1, (1,), generator=generator))
+    if small < CROP:
+        batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=CROP,
+                              mode="bilinear", align_corners=False)
+    batch = batch + 0.02 * torch.rand(1, generator=generator) * torch.randn(
+        batch.shape, generator=generator)
+    return batch.clamp(0, 1)
+
+
+def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epochs: int,
+          seed: int, batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
+          lr: float = 2e-3, shares: Sequence[float] | None = None,
+          channels: Sequence[int] = CHANNELS, reshape: bool = False) -> dict[str, object]:
+    """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
+    later run from with ``init``) after every epoch, so a stopped run loses little.
+
+    Each epoch samples ``per_epoch`` crops, ``shares`` of them from each training file (by
+    default in proportion to the files' sizes): a small file of real-photo crops can weigh
+    as much as a large rendered one. Accuracy is reported on every validation file.
+    ``reshape``: also vary the glyphs' shapes (``_reshape``)."""
+    import torch
+    import torch.nn.functional as F
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    generator = torch.Generator().manual_seed(seed)
+    parts = [np.load(path) for path in train_files]
+    sizes = [len(part["labels"]) for part in parts]
+    x_train = torch.from_numpy(np.concatenate([p["images"] for p in parts])).permute(
+        0, 3, 1, 2).contiguous()
+    y_train = torch.from_numpy(np.concatenate([p["labels"] for p in parts]))
+    offsets = np.cumsum([0, *sizes])
+    weights = np.array(shares if shares else sizes, np.float64)
+    if len(weights) != len(parts):
+        raise ValueError(f"{len(parts)} training files but {len(weights)} shares")
+    quota = np.round(weights / weights.sum() * min(per_epoch, len(y_train))).astype(int)
+    vals = []
+    for path in val_files:
+        data = np.load(path)
+        vals.append((path.stem, torch.from_numpy(data["images"]).permute(0, 3, 1, 2).float()
+                     / 255, torch.from_numpy(data["labels"])))
+    net = build_network(channels)
+    if init is not None:
+        net.load_state_dict(torch.load(init, map_location="cpu"))
+    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    per_epoch = int(quota.sum())  # a fresh random sample of crops each epoch
+    steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
+    # Many small steps suit a CPU: a short warm-up, then a cosine decay.
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps,
+                                                   pct_start=0.1)
+    history: dict[str, float] = {}
+    started = time.time()
+    for epoch in range(epochs):
+        net.train()
+        # Sampling with replacement within a file lets a small file fill a large share.
+        order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator)
+                           for i, (size, q) in enumerate(zip(sizes, quota, strict=True))])
+        order = order[torch.randperm(len(order), generator=generator)]
+        total_loss = 0.0
+        for start in range(0, len(order), batch_size):
+            index = order[start:start + batch_size]
+            batch = _augment(x_train[index].float() / 255, generator, reshape)
+            log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
+            loss = F.nll_loss(log_probs, y_train[index])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total_loss += float(loss.detach()) * len(index)
+        accuracy = {name: round(evaluate_accuracy(net, x_val, y_val), 4)
+                    for name, x_val, y_val in vals}
+        history = {"epoch": epoch + 1, "loss": total_loss / per_epoch,
+                   "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
+        print(json.dumps(history), flush=True)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        torch.save(net.state_dict(), out.with_suffix(".pt"))
+        export(net, out)
+    return history
+
+
+def evaluate_accuracy(net, x_val, y_val) -> float:  # torch objects
+    import torch
+
+    net.eval()
+    correct = 0
+    with torch.no_grad():
+        for start in range(0, len(x_val), 1024):
+            logits = net(x_val[start:start + 1024])
+            correct += int((logits.argmax(1) == y_val[start:start + 1024]).sum())
+    return correct / max(1, len(x_val))
+
+
+def export(net, out: Path) -> None:  # torch module
+    import torch
+
+    net.eval()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(out), input_names=["crops"],
+                      output_names=["logits"], dynamic_axes={"crops": {0: "n"},
+                                                             "logits": {0: "n"}},
+                      opset_version=17, dynamo=False)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m vision.training.train_classifier", description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    crops = sub.add_parser("crops", help="cut corner crops from rendered scenes")
+    crops.add_argument("--out", type=Path, required=True)
+    crops.add_argument("--scenes", type=int, default=2500)
+    crops.add_argument("--seed", type=int, default=0)
+    crops.add_argument("--role", choices=["train", "val"], default="train")
+    crops.add_argument("--size", type=int, default=960)
+    crops.add_argument("--decks", nargs="+", default=None,
+                       help="only these decks of the role (default: all of them)")
+    fit = sub.add_parser("train", help="train the classifier and export it to ONNX")
+    fit.add_argument("--train", type=Path, nargs="+", required=True,
+                     help="crop files (.npz) to train on")
+    fit.add_argument("--share", type=float, nargs="+", default=None,
+                     help="each training file's share of an epoch (default: by size)")
+    fit.add_argument("--val", type=Path, nargs="+", required=True,
+                     help="crop files to report accuracy on after each epoch")
+    fit.add_argument("--out", type=Path, default=DEFAULT_WEIGHTS)
+    fit.add_argument("--epochs", type=int, default=8)
+    fit.add_argument("--per-epoch", type=int, default=50_000, help="crops sampled per epoch")
+    fit.add_argument("--batch", type=int, default=64)
+    fit.add_argument("--lr", type=float, default=2e-3)
+    fit.add_argument("--init", type=Path, default=None, help="state dict to start from")
+    fit.add_argument("--seed", type=int, default=0)
+    fit.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS),
+                     help="widths of the network's three stages (default %(default)s)")
+    fit.add_argument("--reshape", action="store_true",
+                     help="also stretch, slant, shift and embolden the glyphs")
+    check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
+                           "and with the mirrored second reading")
+    check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
+    check.add_argument("--crops", type=Path, nargs="+", required=True)
+    args = parser.parse_args(argv)
+    if args.command == "accuracy":
+        classifier = CornerClassifier(args.model)
+        for path in args.crops:
+            data = np.load(path)
+            images, labels = data["images"], data["labels"]
+            scores = {}
+            for mirrored in (False, True):
+                named = np.concatenate([classifier.classify(images[i:i + 512], mirrored)[0]
+                                        for i in range(0, len(images), 512)])
+                scores["mirrored" if mirrored else "once"] = round(
+                    float((named == labels).mean()), 4)
+            print(json.dumps({"crops": str(path), "count": len(labels), **scores}))
+        return 0
+    if args.command == "crops":
+        try:
+            images, labels = make_crops(args.scenes, args.seed, args.role, args.size,
+                                        deck_names=args.decks)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        np.savez_compressed(args.out, images=images, labels=labels)
+        print(f"{len(labels)} crops -> {args.out}")
+        return 0
+    history = train(args.train, args.val, args.out, args.epochs, args.seed,
+                    batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr,
+                    shares=args.share, channels=args.channels, reshape=args.reshape)
+    print(f"exported {args.out}: {history}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
