@@ -2,7 +2,7 @@
 
     python -m vision.training.synth --out datasets/generated/NAME --count N --seed S
         [--imgsz 640] [--val-fraction 0.1] [--decks ...] [--val-decks ...]
-        [--layouts ...] [--workers 1]
+        [--layouts ...] [--workers 1] [--tiles K [--tile 640]]
 
 The output holds ``images/{train,val}/*.jpg``, ``labels/{train,val}/*.txt``, ``data.yaml``
 (class names in ``engine.cards.CARD_NAMES`` order) and ``manifest.csv`` (every scene's
@@ -37,33 +37,49 @@ from vision.training.synth.decks import (
 from vision.training.synth.scene import (
     LAYOUT_WEIGHTS,
     LAYOUTS,
+    Scene,
     encode_jpeg,
     render_scene,
     yolo_lines,
 )
+from vision.training.synth.tiles import cut_tiles
 
 SPLITS = {"train": 0, "val": 1}
 # How the scene was drawn and degraded, for reading results by difficulty: the card's width
 # in pixels, then the camera's blur, motion streak, resolution kept and noise
 # (``scene._camera``).
 CAMERA_COLUMNS = ("card_px", "blur", "motion", "resolution", "noise")
-Job = tuple[str, int, int, int, tuple[str, ...], tuple[str, ...], tuple[str, ...], str, str]
+Job = tuple[str, int, int, int, tuple[str, ...], tuple[str, ...], tuple[str, ...], str, str,
+            int, int]
 
 
-def _render_one(job: Job) -> list[str]:
-    """Render and write scene ``i`` of a split; return its manifest row."""
-    split, i, seed, size, decks, layouts, backgrounds, out, cache_dir = job
+def _render_one(job: Job) -> list[list[str]]:
+    """Render and write scene ``i`` of a split (or its tiles); return its manifest rows."""
+    split, i, seed, size, decks, layouts, backgrounds, out, cache_dir, tile, tiles = job
     rng = np.random.default_rng([seed, SPLITS[split], i])
     deck = load_deck(decks[int(rng.integers(len(decks)))], Path(cache_dir))
     weights = {name: LAYOUT_WEIGHTS[name] for name in layouts}
     scene = render_scene(rng, deck, size, backgrounds=backgrounds, layout_weights=weights)
     stem = f"{split}_{i:06d}"
     root = Path(out)
-    (root / "images" / split / f"{stem}.jpg").write_bytes(encode_jpeg(scene))
-    (root / "labels" / split / f"{stem}.txt").write_text(yolo_lines(scene))
     camera = [f"{scene.info[key]:.3g}" for key in CAMERA_COLUMNS]
-    return [f"images/{split}/{stem}.jpg", split, scene.deck, scene.layout, scene.background,
-            str(len(scene.labels)), " ".join(scene.cards), *camera, str(scene.jpeg_quality)]
+    if not tiles:
+        (root / "images" / split / f"{stem}.jpg").write_bytes(encode_jpeg(scene))
+        (root / "labels" / split / f"{stem}.txt").write_text(yolo_lines(scene))
+        return [[f"images/{split}/{stem}.jpg", split, scene.deck, scene.layout,
+                 scene.background, str(len(scene.labels)), " ".join(scene.cards), *camera,
+                 str(scene.jpeg_quality), ""]]
+    rows = []
+    for k, (image, labels, height) in enumerate(cut_tiles(rng, scene, tiles, tile)):
+        part = Scene(image, labels, scene.cards, scene.layout, scene.deck, scene.background,
+                     scene.jpeg_quality)
+        name = f"{stem}_t{k}"
+        (root / "images" / split / f"{name}.jpg").write_bytes(encode_jpeg(part))
+        (root / "labels" / split / f"{name}.txt").write_text(yolo_lines(part))
+        rows.append([f"images/{split}/{name}.jpg", split, scene.deck, scene.layout,
+                     scene.background, str(len(labels)), " ".join(scene.cards), *camera,
+                     str(scene.jpeg_quality), f"{height:.1f}"])
+    return rows
 
 
 def write_data_yaml(out: Path) -> Path:
@@ -80,8 +96,11 @@ def write_data_yaml(out: Path) -> Path:
 def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: float = 0.1,
              decks: Sequence[str] | None = None, val_decks: Sequence[str] | None = None,
              layouts: Sequence[str] | None = None, workers: int = 1,
-             progress: bool = True, cache_dir: Path = CACHE) -> Path:
-    """Write ``count`` scenes (a ``val_fraction`` of them validation); return data.yaml."""
+             progress: bool = True, cache_dir: Path = CACHE, tile: int = 640,
+             tiles: int = 0) -> Path:
+    """Write ``count`` scenes (a ``val_fraction`` of them validation); return data.yaml.
+    ``tiles``: instead of each scene, that many ``tile``-pixel tiles cut from it at random
+    index sizes (``vision.training.synth.tiles``)."""
     if PROCEDURAL in (decks or ()) or PROCEDURAL in (val_decks or ()):
         ensure_procedural(cache_dir)
     train_decks = tuple(decks or available_decks("train", cache_dir))
@@ -100,25 +119,25 @@ def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: fl
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
         jobs += [(split, i, seed, size, split_decks, chosen, backgrounds, str(out),
-                  str(cache_dir))
+                  str(cache_dir), tile, tiles)
                  for i in range(n)]
 
     rows: list[list[str]] = []
     bar = tqdm(total=len(jobs), desc=f"scenes -> {out}", unit="img", disable=not progress)
     if workers > 1:
         with Pool(workers) as pool:
-            for row in pool.imap(_render_one, jobs, chunksize=8):
-                rows.append(row)
+            for scene_rows in pool.imap(_render_one, jobs, chunksize=8):
+                rows += scene_rows
                 bar.update()
     else:
         for job in jobs:
-            rows.append(_render_one(job))
+            rows += _render_one(job)
             bar.update()
     bar.close()
     with open(out / "manifest.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["image", "split", "deck", "layout", "background", "boxes", "cards",
-                         *CAMERA_COLUMNS, "jpeg_quality"])
+                         *CAMERA_COLUMNS, "jpeg_quality", "index_px"])
         writer.writerows(rows)
     return write_data_yaml(out)
 
@@ -135,11 +154,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--decks", nargs="+", help="training decks (default: role train)")
     parser.add_argument("--val-decks", nargs="+", help="validation decks (default: role val)")
     parser.add_argument("--layouts", nargs="+", choices=sorted(LAYOUTS))
+    parser.add_argument("--tiles", type=int, default=0,
+                        help="cut this many tiles from each scene instead of writing it whole")
+    parser.add_argument("--tile", type=int, default=640, help="tile side in pixels")
     parser.add_argument("--workers", type=int, default=1,
                         help=f"processes (this machine has {os.cpu_count()} cores)")
     args = parser.parse_args(argv)
     data = generate(args.out, args.count, args.seed, args.imgsz, args.val_fraction, args.decks,
-                    args.val_decks, args.layouts, args.workers)
+                    args.val_decks, args.layouts, args.workers, tile=args.tile,
+                    tiles=args.tiles)
     print(f"wrote {data}")
     return 0
 

@@ -113,12 +113,52 @@ def layout_few(rng: Rng, aspect: float) -> list[Pose]:
     return _rotate(poses, rng.uniform(-180, 180))
 
 
+def table_poses(rng: Rng, aspect: float, seats: int) -> list[Pose]:
+    """A showdown seen from above: ``seats`` players round a table, each with three set rows
+    in front of them, the front row (3 cards) nearest the table's centre and the back row
+    (5) nearest the player, cards upright as their player sees them (the top of each card
+    towards the centre). Seats sit roughly evenly round the centre, each a little off its
+    ideal angle and distance; poses come seat by seat, front row first."""
+    dx = rng.uniform(0.55, 1.15)  # card pitch within a row (below 1: cards overlap)
+    dy = aspect * rng.uniform(0.75, 1.25)  # row pitch (below aspect: rows overlap)
+    # The front row's centre lies this far from the table's centre: room for the other
+    # seats' rows, so that no two seats' cards fall on each other.
+    reach = max(2.0, 5 * dx / (2 * np.tan(np.pi / seats)) if seats > 2 else 1.0) \
+        + aspect * 0.6 + rng.uniform(0.0, 1.0)
+    start = rng.uniform(0, 360)
+    poses: list[Pose] = []
+    for seat in range(seats):
+        # Angle of the seat as seen from the centre; y grows downwards on the canvas.
+        theta = start + seat * 360 / seats + rng.normal(0, 6)
+        distance = reach * rng.uniform(0.92, 1.1)
+        jitter = rng.uniform(0, 4)
+        local: list[Pose] = []
+        for r, n in enumerate((3, 5, 5)):
+            local += [((j - (n - 1) / 2) * dx + rng.normal(0, 0.03),
+                       distance + r * dy + rng.normal(0, 0.03), rng.uniform(-jitter, jitter))
+                      for j in range(n)]
+        # Local frame: the seat lies straight below the centre (+y) with its cards upright
+        # for a player at the bottom; turning it by theta - 90 puts the seat at theta.
+        poses += _rotate(local, theta - 90)
+    return poses
+
+
+def layout_table(rng: Rng, aspect: float) -> list[Pose]:
+    """The whole table's showdown: 2 to 4 seats (26 to 52 cards), see ``table_poses``."""
+    return table_poses(rng, aspect, int(rng.integers(2, 5)))
+
+
 LAYOUTS: dict[str, Callable[[Rng, float], list[Pose]]] = {
     "spread": layout_spread, "rows": layout_rows, "fan": layout_fan,
-    "overlap": layout_overlap, "few": layout_few,
+    "overlap": layout_overlap, "few": layout_few, "table": layout_table,
 }
 # The 13-card layouts are what the product reads; "few" matches the real photo set.
-LAYOUT_WEIGHTS = {"spread": 0.25, "rows": 0.25, "fan": 0.12, "overlap": 0.1, "few": 0.28}
+# "table" is asked for by name (a phone-resolution scene of 26-52 cards).
+LAYOUT_WEIGHTS = {"spread": 0.25, "rows": 0.25, "fan": 0.12, "overlap": 0.1, "few": 0.28,
+                  "table": 0.0}
+# Below a tenth of the frame a card's index is a few pixels: no phone photo of a hand is
+# taken from that far. A whole table is: its cards are a 12th to a 20th of the frame.
+MIN_CARD_SHARE = {"table": 1 / 22}
 
 
 # ------------------------------------------------------------------------------ geometry
@@ -267,6 +307,8 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     if layout is None:
         names = sorted(weights)
         p = np.array([weights[n] for n in names], np.float64)
+        if p.sum() == 0:  # only zero-weight layouts asked for by name: equal shares
+            p = np.ones_like(p)
         layout = names[int(rng.choice(len(names), p=p / p.sum()))]
     aspect = deck.aspect
     poses = LAYOUTS[layout](rng, aspect)
@@ -287,9 +329,8 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     lo, hi = extent.min(axis=0), extent.max(axis=0)
     fill = rng.uniform(0.8, 1.05)
     card_px = fill * size / float(max(hi - lo))
-    # Below a tenth of the frame a card's index is a few pixels: no phone photo of a hand
-    # is taken from that far, and such scenes would only teach guessing.
-    card_px = float(np.clip(card_px, size / 10, size / 2.6))
+    # Too small a card would only teach guessing (see MIN_CARD_SHARE).
+    card_px = float(np.clip(card_px, size * MIN_CARD_SHARE.get(layout, 1 / 10), size / 2.6))
     centre = (lo + hi) / 2
     shift = rng.uniform(-0.08, 0.08, 2) * size
     layout_to_canvas = (_translate(size / 2 + shift[0], size / 2 + shift[1]) @ _scale(card_px)
