@@ -88,8 +88,12 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
     assert info.detector_threshold == 0.08
 
     class Sure:
-        def classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            return np.arange(len(crops)), np.array([0.95, 0.5, 0.95, 0.5, 0.2], np.float32)
+        def probabilities(self, crops: np.ndarray) -> np.ndarray:
+            top = np.array([0.95, 0.5, 0.95, 0.5, 0.2], np.float32)
+            rest = (1 - top) / 51
+            probabilities = np.repeat(rest[:, None], 52, axis=1)
+            probabilities[np.arange(len(crops)), np.arange(len(crops))] = top
+            return probabilities
 
     reader.classifier = Sure()
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50

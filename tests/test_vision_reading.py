@@ -92,7 +92,7 @@ class FakeDetector:
     def __init__(self, found: Detections) -> None:
         self.found = found
 
-    def detect(self, image: np.ndarray) -> Detections:
+    def detect(self, image: np.ndarray, mode: str = "photo") -> Detections:
         return self.found
 
 

@@ -19,12 +19,19 @@ class Detections:
     confidence: np.ndarray  # (N,) float32
     class_id: np.ndarray  # (N,) int64
     names: tuple[str, ...] = field(default=())
+    # (N, len(names)): each box's distribution over the names, when a classifier gave one
+    # (``vision.reading`` decodes a photo's names jointly from it: a deck holds each card
+    # once).
+    class_probabilities: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)
         if self.xyxy.shape != (n, 4) or self.confidence.shape != (n,) or \
                 self.class_id.shape != (n,):
             raise ValueError("Detections arrays must be (N, 4), (N,) and (N,)")
+        if self.class_probabilities is not None and \
+                self.class_probabilities.shape != (n, len(self.names)):
+            raise ValueError("Detections.class_probabilities must be (N, number of names)")
 
     @classmethod
     def empty(cls, names: Sequence[str] = ()) -> Detections:
@@ -35,8 +42,10 @@ class Detections:
         return len(self.xyxy)
 
     def __getitem__(self, index: np.ndarray | slice) -> Detections:
+        probabilities = None if self.class_probabilities is None \
+            else self.class_probabilities[index]
         return Detections(self.xyxy[index], self.confidence[index], self.class_id[index],
-                          self.names)
+                          self.names, probabilities)
 
     def __iter__(self) -> Iterator[tuple[str, float, tuple[float, float, float, float]]]:
         for box, conf, cls in zip(self.xyxy, self.confidence, self.class_id, strict=True):
@@ -52,4 +61,10 @@ class Detections:
                          (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
 
     def scaled(self, factor: float) -> Detections:
-        return Detections(self.xyxy * factor, self.confidence, self.class_id, self.names)
+        return Detections(self.xyxy * factor, self.confidence, self.class_id, self.names,
+                          self.class_probabilities)
+
+    @property
+    def longer_sides(self) -> np.ndarray:
+        """Each box's longer side: an index's size whichever way its card is turned."""
+        return np.maximum(self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1])

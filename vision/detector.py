@@ -11,7 +11,7 @@ import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -22,6 +22,13 @@ from .detections import Detections
 from .netinput import crop_square, detector_input, letterbox
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of it
+
+# "photo": accuracy first, each photo read at the scale its corner indices need (a person
+# waits a moment for a photo, and a wrong card costs more than 200 ms). "live": one pass
+# at the network's size, for a camera stream.
+Mode = Literal["photo", "live"]
+MODES: tuple[Mode, ...] = ("photo", "live")
 
 
 class ModelError(RuntimeError):
@@ -45,6 +52,12 @@ class ModelInfo:
     # named with little confidence. None: no faint corners.
     faint_conf: float | None = None
     faint_class_conf: float = 0.9
+    # Photo mode reads a photo at the scale where its median corner index is this many
+    # pixels (its longer side) in the network's input: inside the range the detector was
+    # trained on, and never by enlarging the photo.
+    photo_index_px: float = 24.0
+    # The largest side photo mode feeds the network (cost grows with its square).
+    max_pass_side: int = 2048
 
     @property
     def detector_threshold(self) -> float:
@@ -71,7 +84,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("min_lone_conf", 0.0)),
                              None if settings.get("faint_conf") is None
                              else float(settings["faint_conf"]),
-                             float(settings.get("faint_class_conf", 0.9)))
+                             float(settings.get("faint_class_conf", 0.9)),
+                             float(settings.get("photo_index_px", 24.0)),
+                             int(settings.get("max_pass_side", 2048)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -100,15 +115,33 @@ class OnnxYolo:
             raise ModelError(f"{weights} is not an ultralytics detector export (no names or "
                              "imgsz in its metadata)") from None
         self.names = tuple(names[i] for i in range(len(names)))
-        self.input = self.session.get_inputs()[0].name
+        model_input = self.session.get_inputs()[0]
+        self.input = model_input.name
+        # An export with dynamic axes takes any size (sides multiples of STRIDE); a fixed
+        # one only its own.
+        self.dynamic = not all(isinstance(d, int) for d in model_input.shape[2:])
+
+    def input_size(self, image: np.ndarray, side: int | None) -> tuple[int, int]:
+        """(height, width) of the canvas ``image`` is read on when its longer side is
+        brought to ``side`` (default: the export's size): a fixed export's own size, or,
+        for a dynamic one, the scaled photo padded to multiples of STRIDE only (a 640x480
+        frame is read on 640x480, not on a 640 square)."""
+        if not self.dynamic:
+            return self.imgsz
+        side = side or max(self.imgsz)
+        height, width = image.shape[:2]
+        scale = side / max(height, width)
+        return (max(STRIDE, -(-round(height * scale) // STRIDE) * STRIDE),
+                max(STRIDE, -(-round(width * scale) // STRIDE) * STRIDE))
 
     def predict(self, image: np.ndarray, conf: float, iou: float,
-                max_det: int = 300) -> Detections:
-        """``image``: RGB uint8; boxes come back in its pixels."""
+                max_det: int = 300, side: int | None = None) -> Detections:
+        """``image``: RGB uint8; boxes come back in its pixels. ``side``: the longer side
+        the photo is read at (dynamic exports; default: the export's size)."""
         import cv2
 
         height, width = image.shape[:2]
-        canvas, scale, (left, top) = letterbox(image, self.imgsz)
+        canvas, scale, (left, top) = letterbox(image, self.input_size(image, side))
         # (4 + classes, anchors)
         output = self.session.run(None, {self.input: detector_input(canvas)})[0][0]
         scores = output[4:]
@@ -135,11 +168,14 @@ class OnnxYolo:
 
 class CornerLocator(Protocol):
     """What finds corner boxes in a photo: the ONNX export here, the PyTorch weights in the
-    workshop. ``names``: the class names its ``class_id`` indexes."""
+    workshop. ``names``: the class names its ``class_id`` indexes; ``dynamic``: whether it
+    reads a photo at any ``side`` (else only at its own size)."""
 
     names: tuple[str, ...]
+    dynamic: bool
 
-    def predict(self, image: np.ndarray, conf: float, iou: float) -> Detections: ...
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections: ...
 
 
 class CardDetector:
@@ -170,14 +206,44 @@ class CardDetector:
                              "them: it needs the corner classifier (models/"
                              "corner-classifier.onnx)")
 
-    def detect(self, image: np.ndarray) -> Detections:
-        """``image``: RGB uint8 (H, W, 3)."""
+    def detect(self, image: np.ndarray, mode: Mode = "photo") -> Detections:
+        """``image``: RGB uint8 (H, W, 3). ``mode``: see ``Mode``."""
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
-        found = self.locator.predict(image, self.info.detector_threshold, self.info.iou)
+        threshold = self.info.detector_threshold
+        found = self.locator.predict(image, threshold, self.info.iou)
+        if mode == "photo":
+            side = self.photo_side(image, found[found.confidence >= self.info.conf])
+            if side is not None:
+                found = self.locator.predict(image, threshold, self.info.iou, side=side)
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
         return self._name_corners(image, found)
+
+    def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
+        """The longer side at which photo mode reads ``image``, from the corners a first
+        look at the network's size found; None when that first look already read it at
+        the right scale (or the network takes one size only).
+
+        The corners' median longer side says how large the indices are in the photo; the
+        photo is read where they measure ``photo_index_px``, but never enlarged past its
+        own pixels (an enlarged index is blurred, and reads worse: issue 13's 640-pixel
+        photos read at 1280 lost half their recall), nor past ``max_pass_side``. A first
+        look that finds fewer than two corners saw indices too small to find: the photo is
+        read at its full size (within ``max_pass_side``)."""
+        if not getattr(self.locator, "dynamic", False):
+            return None
+        longest = max(image.shape[:2])
+        first = max(self.info.imgsz, 1)
+        ceiling = min(longest, self.info.max_pass_side)
+        if len(first_look) >= 2:
+            index_px = float(np.median(first_look.longer_sides))  # in the photo's pixels
+            wanted = longest * self.info.photo_index_px / max(index_px, 1.0)
+        else:
+            wanted = ceiling
+        side = int(min(max(wanted, first), ceiling))
+        # Within a sixth of the first look's size, a second pass would see the same.
+        return None if side <= first * 7 / 6 else side
 
     @property
     def reading_settings(self) -> dict[str, object]:
@@ -193,11 +259,13 @@ class CardDetector:
         if len(found) == 0:
             return found
         crops = np.stack([crop_square(image, box) for box in found.xyxy])
-        classes, confidence = self.classifier.classify(crops)
+        probabilities = self.classifier.probabilities(crops)
+        classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
-        named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES)
+        named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES,
+                           probabilities)
         return named[keep]
 
     def warm_up(self) -> None:
-        self.detect(np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8))
+        self.detect(np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8), "live")

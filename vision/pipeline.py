@@ -1,4 +1,9 @@
-"""Photo -> detections -> cards -> rows: the whole reading of one photo."""
+"""Photo -> detections -> cards -> rows: the whole reading of one photo.
+
+Two modes (``vision.detector.Mode``): "photo" (the default) reads each photo at the scale
+its corner indices need, from a JPEG decoded no larger than that reading can use; "live"
+reads a camera frame in one pass at the network's size.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +14,20 @@ from typing import Protocol
 import numpy as np
 
 from .detections import Detections
-from .photo import load_photo
+from .detector import Mode
+from .photo import MAX_SIDE, load_photo
 from .reading import CardReading, Rows, group_rows, read_cards
 
 HAND_SIZE = 13
 
 
+# Live mode reads at 640: a frame decoded larger only gives the classifier sharper crops,
+# and past this size that no longer pays for the decoding.
+LIVE_SIDE = 1280
+
+
 class Detector(Protocol):
-    def detect(self, image: np.ndarray) -> Detections: ...
+    def detect(self, image: np.ndarray, mode: Mode = "photo") -> Detections: ...
 
 
 @dataclass
@@ -52,8 +63,8 @@ def count_warnings(count: int, expect: int | None) -> list[str]:
 
 
 def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
-               expect: int | None = HAND_SIZE) -> PhotoReading:
-    detections = detector.detect(image)
+               expect: int | None = HAND_SIZE, mode: Mode = "photo") -> PhotoReading:
+    detections = detector.detect(image, mode)
     cards, warnings = read_cards(detections, expect=expect,
                                  **getattr(detector, "reading_settings", {}))
     # The count first: the cards read but left in doubt ("maybe ...") explain it.
@@ -64,8 +75,8 @@ def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
 
 
 def read_photo(source: str | Path | bytes, detector: Detector, name: str | None = None,
-               expect: int | None = HAND_SIZE) -> PhotoReading:
+               expect: int | None = HAND_SIZE, mode: Mode = "photo") -> PhotoReading:
     """Raises :class:`vision.photo.PhotoError` for a file that is not a usable photo."""
-    image = load_photo(source)
+    image = load_photo(source, MAX_SIDE if mode == "photo" else LIVE_SIDE)
     label = name or (str(source) if not isinstance(source, bytes) else "photo")
-    return read_image(image, detector, label, expect)
+    return read_image(image, detector, label, expect, mode)

@@ -46,15 +46,35 @@ def _union(boxes: np.ndarray) -> Box:
             float(boxes[:, 2].max()), float(boxes[:, 3].max()))
 
 
+# How far apart two corner indices of one card can lie, in their own size (the longer side
+# of the larger box): a card's two indices sit at the two ends of its diagonal. Measured
+# (2026-11-23): the 17 rendered decks' diagonals are 3.3 to 8.8 index sizes; in
+# real-decks-dev's photos two corners of one card lie at most 6.1 index sizes apart. The
+# old rule, 12 times the median box *height*, split cards whose indices lie on their side
+# (a wide, low box), up to 16.5 heights apart on the black deck.
+CARD_DIAGONAL_PER_INDEX = 9.0
+# A card whose name another card of the photo also reads takes its next likeliest name
+# when the classifier gives that name at least this probability (see ``read_cards``).
+MIN_ALTERNATIVE = 0.15
+
+
 def read_cards(detections: Detections, max_card_span: float | None = None,
                min_lone_confidence: float = 0.0, expect: int | None = None,
+               min_alternative: float = MIN_ALTERNATIVE,
                ) -> tuple[list[CardReading], list[str]]:
     """Merge the corners of each card; returns the cards and warnings.
 
-    ``max_card_span`` is how far apart (in pixels, centre to centre) two corner indices of
-    one card can lie; by default 12 corner heights, a little more than a card's diagonal
-    (two corners of one card lie at opposite ends of it). A card seen in one corner only
-    is kept when that corner's confidence reaches ``min_lone_confidence``.
+    Two corners that name the same card are one card when they lie within one card's
+    diagonal of each other, judged from their own size (``CARD_DIAGONAL_PER_INDEX`` times
+    the larger box's longer side), or within ``max_card_span`` pixels when given. A card
+    seen in one corner only is kept when that corner's confidence reaches
+    ``min_lone_confidence``.
+
+    A deck holds each card once, so when the detections carry the classifier's 52-way
+    probabilities the photo's names are decoded together: when two cards read the same
+    name, the one less likely to carry it (its corners' joint probability) takes its next
+    likeliest name that no other card holds, if that name has at least ``min_alternative``
+    of its probability; otherwise both stay and a warning says the card was seen twice.
 
     ``expect``: how many cards the photo should hold (a hand: 13). When fewer are read,
     the doubtful cards left out (one corner, below ``min_lone_confidence``) that name a
@@ -69,21 +89,24 @@ def read_cards(detections: Detections, max_card_span: float | None = None,
     it traded 1.0 point of recall for 0.5 of precision, and on rendered spreads it lost 2.4
     points of recall, because there the top card of a pile covers other cards' corners.)
     """
+    names = detections.class_id.copy()
+    groups = _cards_by_name(detections, names, max_card_span)
+    if detections.class_probabilities is not None:
+        names, groups = _decode_jointly(detections, names, groups, max_card_span,
+                                        min_alternative)
+    probabilities = detections.class_probabilities
     readings: list[CardReading] = []
     doubtful: list[CardReading] = []
-    for class_id in np.unique(detections.class_id):
-        group = detections[detections.class_id == class_id]
-        name = detections.names[int(class_id)]
-        heights = group.xyxy[:, 3] - group.xyxy[:, 1]
-        span = max_card_span or 12 * float(np.median(heights))
-        for members in _cluster(group.centers, span):
-            part = group[np.array(members)]
-            reading = CardReading(name, float(part.confidence.max()), _union(part.xyxy),
-                                  len(members))
-            if len(members) == 1 and reading.confidence < min_lone_confidence:
-                doubtful.append(reading)
-            else:
-                readings.append(reading)
+    for class_id, members in groups:
+        index = np.array(members)
+        confidence = float(detections.confidence[index].max()) if probabilities is None \
+            else float(probabilities[index, class_id].max())
+        reading = CardReading(detections.names[class_id], confidence,
+                              _union(detections.xyxy[index]), len(members))
+        if len(members) == 1 and reading.confidence < min_lone_confidence:
+            doubtful.append(reading)
+        else:
+            readings.append(reading)
     counts = Counter(r.card for r in readings)
     warnings = [f"{name} seen {count} times: remove the duplicate card or correct the reading"
                 for name, count in sorted(counts.items()) if count > 1]
@@ -102,17 +125,77 @@ def read_cards(detections: Detections, max_card_span: float | None = None,
     return readings, warnings
 
 
-def _cluster(points: np.ndarray, span: float) -> list[list[int]]:
-    """Single-link clusters of points closer than ``span``."""
+Group = tuple[int, list[int]]  # a card: its name's class id, the indices of its corners
+
+
+def _cards_by_name(detections: Detections, names: np.ndarray,
+                   max_card_span: float | None) -> list[Group]:
+    """The corners grouped into cards: same name, within one card of each other."""
+    centers, sizes = detections.centers, detections.longer_sides
+    groups: list[Group] = []
+    for class_id in np.unique(names):
+        chosen = np.flatnonzero(names == class_id)
+        for members in _cluster(centers[chosen], sizes[chosen], max_card_span):
+            groups.append((int(class_id), sorted(int(chosen[m]) for m in members)))
+    return groups
+
+
+def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Group],
+                    max_card_span: float | None, min_alternative: float
+                    ) -> tuple[np.ndarray, list[Group]]:
+    """Rename the less likely of two cards that read the same name (``read_cards``)."""
+    assert detections.class_probabilities is not None
+    log_p = np.log(np.clip(detections.class_probabilities.astype(np.float64), 1e-9, 1.0))
+    names = names.copy()
+    for _ in range(len(groups)):  # each round renames one card; it ends when none is left
+        taken = Counter(class_id for class_id, _ in groups)
+        duplicated = [(class_id, members) for class_id, members in groups
+                      if taken[class_id] > 1]
+        renamed = False
+        # The least likely holder of a shared name first.
+        for class_id, members in sorted(duplicated,
+                                        key=lambda g: log_p[g[1], g[0]].sum()):
+            joint = log_p[members].sum(axis=0)
+            posterior = np.exp(joint - joint.max())
+            posterior /= posterior.sum()
+            for alternative in np.argsort(-posterior):
+                if posterior[alternative] < min_alternative:
+                    break
+                if alternative != class_id and taken[int(alternative)] == 0:
+                    names[members] = alternative
+                    renamed = True
+                    break
+            if renamed:
+                break
+        if not renamed:
+            break
+        groups = _cards_by_name(detections, names, max_card_span)
+    return names, groups
+
+
+def _cluster(points: np.ndarray, sizes: np.ndarray, span: float | None) -> list[list[int]]:
+    """Single-link clusters of points that lie within one card of each other: ``span``
+    pixels when given, else ``CARD_DIAGONAL_PER_INDEX`` times the larger of the two
+    corners' sizes."""
+    n = len(points)
+    distance = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
+    reach = np.full((n, n), span) if span is not None else \
+        CARD_DIAGONAL_PER_INDEX * np.maximum(sizes[:, None], sizes[None, :])
+    linked = distance <= reach
     clusters: list[list[int]] = []
-    for i in range(len(points)):
-        joined = [c for c in clusters
-                  if any(math.dist(points[i], points[j]) <= span for j in c)]
-        merged = [i]
-        for c in joined:
-            merged.extend(c)
-            clusters.remove(c)
-        clusters.append(sorted(merged))
+    seen = np.zeros(n, bool)
+    for start in range(n):
+        if seen[start]:
+            continue
+        stack, members = [start], []
+        seen[start] = True
+        while stack:
+            i = stack.pop()
+            members.append(i)
+            for j in np.flatnonzero(linked[i] & ~seen):
+                seen[j] = True
+                stack.append(int(j))
+        clusters.append(sorted(members))
     return clusters
 
 

@@ -77,7 +77,7 @@ class Scores:
         }
 
 
-GROUPINGS = ("deck", "layout", "background", "camera")
+GROUPINGS = ("deck", "layout", "background", "camera", "kind")  # kind: real-decks-dev
 
 
 def camera_group(row: dict[str, str]) -> str:

@@ -50,21 +50,29 @@ def quantize(source: Path, out: Path, inputs: Iterator[np.ndarray]) -> None:
 
     with tempfile.TemporaryDirectory() as scratch:
         prepared = Path(scratch) / "prepared.onnx"
-        quant_pre_process(str(source), str(prepared))
+        # Symbolic shape inference cannot follow a detector's dynamic height and width
+        # through its reshapes; the ONNX shape inference it falls back to is enough here.
+        quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
         out.parent.mkdir(parents=True, exist_ok=True)
+        # reduce_range: 7-bit weights. On x86 CPUs without VNNI (AVX2 only, as this
+        # machine's AMD EPYC) onnxruntime's u8 x s8 kernels add pairs of products in 16
+        # bits, which saturates with full-range weights: the classifier quantized on a
+        # VNNI machine named 2 in 10 corners wrong here (measured 2026-11-23).
         quantize_static(str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ,
-                        per_channel=True, activation_type=QuantType.QUInt8,
+                        per_channel=True, reduce_range=True,
+                        activation_type=QuantType.QUInt8,
                         weight_type=QuantType.QInt8, op_types_to_quantize=["Conv"],
                         calibrate_method=CalibrationMethod.MinMax)
 
 
-def detector_inputs(count: int, imgsz: int, seed: int) -> Iterator[np.ndarray]:
-    """Letterboxed photos: half rendered training scenes, half the real set's train shots
-    (when the real set is there)."""
+def detector_inputs(count: int, imgsz: int, seed: int, rendered_set: Path = GENERATED / "v1"
+                    ) -> Iterator[np.ndarray]:
+    """Letterboxed photos: half rendered training scenes (or tiles), half the real set's
+    train shots (when the real set is there)."""
     from .realdata import REAL_PHOTOS, photos
 
     rng = random.Random(seed)
-    rendered = sorted((GENERATED / "v1" / "images" / "train").glob("*.jpg"))
+    rendered = sorted((rendered_set / "images" / "train").glob("*.jpg"))
     real = photos("train") if REAL_PHOTOS.is_dir() else []
     if not rendered and not real:
         raise SystemExit("no calibration photos: render scenes first "
@@ -106,11 +114,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  GENERATED / "font-crops.npz"],
                         help="training crop files to calibrate the classifier on (default: "
                              "the rendered, real and font crops the shipped one used)")
+    parser.add_argument("--rendered", type=Path, default=GENERATED / "v1",
+                        help="rendered set whose training images calibrate the detector")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if args.model == "detector":
         source = args.source or MODELS / "cards.onnx"
-        inputs = detector_inputs(args.count, args.imgsz, args.seed)
+        inputs = detector_inputs(args.count, args.imgsz, args.seed, args.rendered)
     else:
         source = args.source or CLASSIFIER_WEIGHTS
         missing = [str(p) for p in args.crops if not p.exists()]

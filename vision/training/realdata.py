@@ -25,6 +25,11 @@ label when the classifier names it as the labelled card whose box holds it. The 
 linked, not copied; ``--with`` adds a rendered set's training scenes to its ``data.yaml``
 (and that set's validation scenes as its validation).
 
+``decks`` does the same for ``../shared/datasets/real-decks-dev`` (three other decks,
+labelled with corner-index boxes, split by photo with the same hash):
+
+    python -m vision.training.realdata decks --out datasets/generated/real-decks --split train
+
 What is written goes under ``datasets/generated/`` (git-ignored), never into the repo.
 """
 
@@ -48,6 +53,8 @@ from .labels import class_names, label_path
 
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / \
     "real-photos-dev"
+# Three other decks with corner-index boxes (its README): split by photo with the same hash.
+REAL_DECKS = REAL_PHOTOS.parent / "real-decks-dev"
 SPLITS = ("train", "tune", "holdout")
 
 
@@ -191,6 +198,26 @@ def write_corner_set(out: Path, split: str, detector: object, rendered: Path | N
     return count, boxes
 
 
+def write_decks_set(out: Path, split: str, root: Path = REAL_DECKS) -> tuple[int, int]:
+    """``real-decks-dev``'s photos of ``split`` as a YOLO set under ``out``: images and
+    labels linked, not copied (its boxes are corner indices already). Its class order is
+    its own (``data.yaml``), which a single-class detector ignores; returns (photos, boxes).
+    """
+    images, labels = out / "images" / split, out / "labels" / split
+    images.mkdir(parents=True, exist_ok=True)
+    labels.mkdir(parents=True, exist_ok=True)
+    count = boxes = 0
+    for path in photos(split, root):
+        label = label_path(path)
+        for link, target in ((images / path.name, path), (labels / label.name, label)):
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            link.symlink_to(target.resolve())
+        count += 1
+        boxes += sum(1 for line in label.read_text().splitlines() if line.strip())
+    return count, boxes
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.training.realdata", description=__doc__,
@@ -210,6 +237,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                          help="list the real photos this many times in the training set")
     corners.add_argument("--conf", type=float, default=0.02, help="detector threshold")
     corners.add_argument("--data", type=Path, default=REAL_PHOTOS)
+    decks = sub.add_parser("decks", help="real-decks-dev's photos of a split as a YOLO set")
+    decks.add_argument("--out", type=Path, required=True)
+    decks.add_argument("--split", choices=SPLITS, default="train")
+    decks.add_argument("--data", type=Path, default=REAL_DECKS)
     sub.add_parser("splits", help="count the photos and shots in each split")
     args = parser.parse_args(argv)
     if args.command == "splits":
@@ -219,8 +250,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"{len({shot_of(p.name) for p in chosen})} shots")
         return 0
     if not (args.data / "data.yaml").exists():
-        print(f"realdata: {args.data} is not the real photo set (no data.yaml)", file=sys.stderr)
+        print(f"realdata: {args.data} is not a real photo set (no data.yaml)", file=sys.stderr)
         return 2
+    if args.command == "decks":
+        count, boxes = write_decks_set(args.out, args.split, args.data)
+        print(f"{count} photos, {boxes} corner boxes -> {args.out}")
+        return 0
     from tqdm import tqdm
 
     from vision.detector import MODELS, CardDetector, default_model

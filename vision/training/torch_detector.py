@@ -19,7 +19,10 @@ from .offline import configure_environment
 
 
 class UltralyticsLocator:
-    """Corner boxes from ultralytics' own predictor (letterbox to a multiple of 32, NMS)."""
+    """Corner boxes from ultralytics' own predictor (letterbox to a multiple of 32, NMS).
+    It reads at any size, as photo mode asks."""
+
+    dynamic = True
 
     def __init__(self, weights: Path, imgsz: int = 640) -> None:
         configure_environment()
@@ -36,10 +39,12 @@ class UltralyticsLocator:
         self.names = tuple(names[i] for i in range(len(names)))
         self.imgsz = imgsz
 
-    def predict(self, image: np.ndarray, conf: float, iou: float) -> Detections:
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
         # ultralytics expects BGR arrays, as OpenCV reads them.
-        result = self.model.predict(image[:, :, ::-1], imgsz=self.imgsz, conf=conf, iou=iou,
-                                    device="cpu", agnostic_nms=True, verbose=False)[0]
+        result = self.model.predict(image[:, :, ::-1], imgsz=side or self.imgsz, conf=conf,
+                                    iou=iou, device="cpu", agnostic_nms=True,
+                                    max_det=max_det, verbose=False)[0]
         boxes = result.boxes
         return Detections(boxes.xyxy.cpu().numpy().astype(np.float32),
                           boxes.conf.cpu().numpy().astype(np.float32),

@@ -18,8 +18,11 @@ ultralytics writes ``weights/last.pt`` after every epoch, which is what ``--resu
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import shutil
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -111,11 +114,29 @@ def publish(name: str, dest: Path) -> Path:
     return dest
 
 
+def export_onnx(weights: Path, dest: Path, imgsz: int = 640) -> Path:
+    """``weights`` exported for the reader: ONNX with dynamic input axes, so photo mode can
+    read a photo at the size its indices need (``vision.detector.CardDetector.photo_side``)
+    and live mode a 640x480 frame on a 640x480 canvas; ``imgsz`` is recorded as the size of
+    the first look and of live mode."""
+    configure_environment()
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / "weights.pt"
+        shutil.copyfile(weights, copy)
+        with contextlib.redirect_stdout(sys.stderr):
+            from ultralytics import YOLO
+
+            made = YOLO(str(copy)).export(format="onnx", imgsz=imgsz, opset=17, dynamic=True)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(made), dest)
+    return dest
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.training.train_detector", description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--name", required=True, help="run name, under runs/cards/")
+    parser.add_argument("--name", help="run name, under runs/cards/")
     parser.add_argument("--data", type=Path, help="data.yaml from python -m vision.training.synth")
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--imgsz", type=int, default=640)
@@ -141,7 +162,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--resume", action="store_true", help="continue the run from last.pt")
     parser.add_argument("--publish", type=Path, metavar="DEST",
                         help="copy the run's best weights to DEST and exit")
+    parser.add_argument("--export", type=Path, nargs=2, metavar=("WEIGHTS", "DEST"),
+                        help="export WEIGHTS (.pt) to DEST as the reader's ONNX and exit")
     args = parser.parse_args(argv)
+    if args.export:
+        print(export_onnx(args.export[0], args.export[1], args.imgsz))
+        return 0
+    if not args.name:
+        parser.error("--name is required (except with --export)")
     if args.publish:
         publish(args.name, args.publish)
     elif args.resume:

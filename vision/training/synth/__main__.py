@@ -2,7 +2,7 @@
 
     python -m vision.training.synth --out datasets/generated/NAME --count N --seed S
         [--imgsz 640] [--val-fraction 0.1] [--decks ...] [--val-decks ...]
-        [--layouts ...] [--workers 1] [--tiles K [--tile 640]]
+        [--layouts ...] [--workers 1] [--tiles K [--tile 640]] [--height H]
 
 The output holds ``images/{train,val}/*.jpg``, ``labels/{train,val}/*.txt``, ``data.yaml``
 (class names in ``engine.cards.CARD_NAMES`` order) and ``manifest.csv`` (every scene's
@@ -50,16 +50,17 @@ SPLITS = {"train": 0, "val": 1}
 # (``scene._camera``).
 CAMERA_COLUMNS = ("card_px", "blur", "motion", "resolution", "noise")
 Job = tuple[str, int, int, int, tuple[str, ...], tuple[str, ...], tuple[str, ...], str, str,
-            int, int]
+            int, int, int]
 
 
 def _render_one(job: Job) -> list[list[str]]:
     """Render and write scene ``i`` of a split (or its tiles); return its manifest rows."""
-    split, i, seed, size, decks, layouts, backgrounds, out, cache_dir, tile, tiles = job
+    split, i, seed, size, decks, layouts, backgrounds, out, cache_dir, tile, tiles, height = job
     rng = np.random.default_rng([seed, SPLITS[split], i])
     deck = load_deck(decks[int(rng.integers(len(decks)))], Path(cache_dir))
     weights = {name: LAYOUT_WEIGHTS[name] for name in layouts}
-    scene = render_scene(rng, deck, size, backgrounds=backgrounds, layout_weights=weights)
+    scene = render_scene(rng, deck, size, backgrounds=backgrounds, layout_weights=weights,
+                         height=height or None)
     stem = f"{split}_{i:06d}"
     root = Path(out)
     camera = [f"{scene.info[key]:.3g}" for key in CAMERA_COLUMNS]
@@ -97,10 +98,13 @@ def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: fl
              decks: Sequence[str] | None = None, val_decks: Sequence[str] | None = None,
              layouts: Sequence[str] | None = None, workers: int = 1,
              progress: bool = True, cache_dir: Path = CACHE, tile: int = 640,
-             tiles: int = 0) -> Path:
+             tiles: int = 0, height: int = 0) -> Path:
     """Write ``count`` scenes (a ``val_fraction`` of them validation); return data.yaml.
     ``tiles``: instead of each scene, that many ``tile``-pixel tiles cut from it at random
-    index sizes (``vision.training.synth.tiles``)."""
+    index sizes (``vision.training.synth.tiles``). ``height``: photos ``size`` wide and this
+    high (e.g. 4032 and 3024) instead of square."""
+    if tiles and height:
+        raise ValueError("tiles are cut from square scenes: give --tiles or --height")
     if PROCEDURAL in (decks or ()) or PROCEDURAL in (val_decks or ()):
         ensure_procedural(cache_dir)
     train_decks = tuple(decks or available_decks("train", cache_dir))
@@ -119,7 +123,7 @@ def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: fl
         (out / "images" / split).mkdir(parents=True, exist_ok=True)
         (out / "labels" / split).mkdir(parents=True, exist_ok=True)
         jobs += [(split, i, seed, size, split_decks, chosen, backgrounds, str(out),
-                  str(cache_dir), tile, tiles)
+                  str(cache_dir), tile, tiles, height)
                  for i in range(n)]
 
     rows: list[list[str]] = []
@@ -157,12 +161,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--tiles", type=int, default=0,
                         help="cut this many tiles from each scene instead of writing it whole")
     parser.add_argument("--tile", type=int, default=640, help="tile side in pixels")
+    parser.add_argument("--height", type=int, default=0,
+                        help="photo height: --imgsz wide and this high (default: square)")
     parser.add_argument("--workers", type=int, default=1,
                         help=f"processes (this machine has {os.cpu_count()} cores)")
     args = parser.parse_args(argv)
     data = generate(args.out, args.count, args.seed, args.imgsz, args.val_fraction, args.decks,
                     args.val_decks, args.layouts, args.workers, tile=args.tile,
-                    tiles=args.tiles)
+                    tiles=args.tiles, height=args.height)
     print(f"wrote {data}")
     return 0
 

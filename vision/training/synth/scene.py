@@ -27,10 +27,13 @@ MIN_VISIBLE = 0.5  # share of an index's ink hull that must show for it to be la
 MIN_BOX_PX = 3  # a visible index narrower or shorter than this is too small to label
 
 
+Label = tuple[int, float, float, float, float]  # class, cx, cy, w, h in [0, 1] of the photo
+
+
 @dataclass
 class Scene:
     image: np.ndarray  # HxWx3 uint8 RGB, before JPEG encoding
-    labels: list[tuple[int, float, float, float, float]]  # class, cx, cy, w, h in [0, 1]
+    labels: list[Label]
     cards: list[str]  # every card placed, hidden or not, in z-order
     layout: str
     deck: str
@@ -301,8 +304,13 @@ def _camera(rng: Rng, image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
 
 def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = None,
                  backgrounds: Sequence[str] = TRAIN_BACKGROUNDS,
-                 layout_weights: dict[str, float] | None = None) -> Scene:
-    """Render one scene from ``deck``; all randomness comes from ``rng``."""
+                 layout_weights: dict[str, float] | None = None,
+                 height: int | None = None) -> Scene:
+    """Render one scene from ``deck``; all randomness comes from ``rng``. The photo is
+    ``size`` pixels square, or ``size`` wide and ``height`` high (a landscape phone photo,
+    e.g. 4032x3024): then the layout is fitted into the height and the square is cut to
+    it."""
+    frame = min(height or size, size)
     weights = layout_weights or LAYOUT_WEIGHTS
     if layout is None:
         names = sorted(weights)
@@ -328,11 +336,11 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     extent = np.concatenate([project(_translate(x, y) @ _rotation(a), unit) for x, y, a in poses])
     lo, hi = extent.min(axis=0), extent.max(axis=0)
     fill = rng.uniform(0.8, 1.05)
-    card_px = fill * size / float(max(hi - lo))
+    card_px = fill * frame / float(max(hi - lo))
     # Too small a card would only teach guessing (see MIN_CARD_SHARE).
-    card_px = float(np.clip(card_px, size * MIN_CARD_SHARE.get(layout, 1 / 10), size / 2.6))
+    card_px = float(np.clip(card_px, frame * MIN_CARD_SHARE.get(layout, 1 / 10), frame / 2.6))
     centre = (lo + hi) / 2
-    shift = rng.uniform(-0.08, 0.08, 2) * size
+    shift = rng.uniform(-0.08, 0.08, 2) * frame
     layout_to_canvas = (_translate(size / 2 + shift[0], size / 2 + shift[1]) @ _scale(card_px)
                         @ _translate(-centre[0], -centre[1]))
     tilt = camera_tilt(rng, size, rng.uniform(0.0, 0.16))
@@ -377,7 +385,7 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
         region[:] = region * (1.0 - alpha) + rgb * alpha
         owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = index
 
-    labels = []
+    labels: list[Label] = []
     for index, (card, h, ratio) in enumerate(placed):
         for hull in deck.hulls[card]:
             box = _visible_box(hull * ratio, h, owner, index)
@@ -393,8 +401,25 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     canvas, camera = _camera(rng, np.clip(canvas, 0, 1))
     image = (np.clip(canvas, 0, 1) * 255 + 0.5).astype(np.uint8)
     quality = int(rng.integers(35, 96))
+    if frame < size:
+        image, labels = _cut_rows(image, labels, (size - frame) // 2, frame)
     return Scene(image, labels, cards, layout, deck.name, kind, quality,
                  {"card_px": card_px, **camera})
+
+
+def _cut_rows(image: np.ndarray, labels: list[Label], top: int, height: int
+              ) -> tuple[np.ndarray, list[Label]]:
+    """Rows ``top`` to ``top + height`` of a square scene, with its labels (those whose
+    box lies at least half inside, clipped to it)."""
+    size = image.shape[0]
+    kept: list[Label] = []
+    for cls, cx, cy, w, h in labels:
+        y0, y1 = (cy - h / 2) * size - top, (cy + h / 2) * size - top
+        c0, c1 = max(y0, 0.0), min(y1, float(height))
+        if c1 - c0 < 0.5 * (y1 - y0):
+            continue
+        kept.append((cls, cx, (c0 + c1) / 2 / height, w, (c1 - c0) / height))
+    return np.ascontiguousarray(image[top:top + height]), kept
 
 
 def encode_jpeg(scene: Scene) -> bytes:
