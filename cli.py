@@ -175,7 +175,9 @@ class _CommandError(RuntimeError):
     """A command that cannot run at all (e.g. no detector weights)."""
 
 
-def _read_photos(paths: Sequence[str], expect: int | None) -> list[Any]:
+def _read_photos(paths: Sequence[str], expect: int | None, fast: bool = False) -> list[Any]:
+    """Photo mode (each photo read at the scale its cards need), or live mode with
+    ``fast`` (one pass at the network's size, as for a camera stream)."""
     from vision.photo import PhotoError
     from vision.pipeline import PhotoReading, read_photo
 
@@ -183,7 +185,8 @@ def _read_photos(paths: Sequence[str], expect: int | None) -> list[Any]:
     readings = []
     for path in paths:
         try:
-            readings.append(read_photo(path, detector, expect=expect))
+            readings.append(read_photo(path, detector, expect=expect,
+                                       mode="live" if fast else "photo"))
         except PhotoError as error:
             readings.append(PhotoReading(path, [], None, [str(error)]))
     return readings
@@ -201,7 +204,7 @@ def _describe_reading(reading: Any) -> str:
 def cmd_detect(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    readings = _read_photos(args.photos, args.expect or None)
+    readings = _read_photos(args.photos, args.expect or None, args.fast)
     for reading in readings:
         if args.save and reading.detections is not None:
             from vision.draw import annotate
@@ -209,7 +212,9 @@ def cmd_detect(args: argparse.Namespace) -> int:
 
             folder = Path(args.save)
             folder.mkdir(parents=True, exist_ok=True)
-            picture = annotate(load_photo(reading.image), reading.cards, reading.rows)
+            # Decoded at the size it was read at, so the boxes fall where they were found.
+            photo = load_photo(reading.image, max(reading.size))
+            picture = annotate(photo, reading.cards, reading.rows)
             picture.save(folder / (Path(reading.image).stem + "-cards.jpg"), quality=90)
         if args.json:
             _emit(reading.to_dict())
@@ -224,7 +229,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from engine.solver import compare, solve
 
     rules = load_rules(args.rules)
-    reading = _read_photos([args.photo], 13)[0]
+    reading = _read_photos([args.photo], 13, args.fast)[0]
     report: dict[str, Any] = {**reading.to_dict(), "advice": None, "own": None}
     problem = reading.warnings[0] if reading.detections is None else None
     cards: tuple = ()
@@ -260,6 +265,10 @@ def cmd_advise(args: argparse.Namespace) -> int:
 
 
 # --- parser ---------------------------------------------------------------------------
+
+FAST_HELP = ("live mode: one quick pass at 640 pixels, as for a camera frame (default: "
+             "photo mode, which reads each photo at the resolution its cards need)")
+
 
 def _rules_help() -> str:
     return f"a preset ({', '.join(preset_names())}) or a rules TOML file; default {DEFAULT_PRESET}"
@@ -302,6 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--save", metavar="DIR", help="write each photo annotated into DIR")
     detect.add_argument("--expect", type=int, default=13,
                         help="cards expected in each photo (0: any number); default 13")
+    detect.add_argument("--fast", action="store_true", help=FAST_HELP)
     detect.set_defaults(handler=cmd_detect)
 
     advise = sub.add_parser("advise", help="read 13 cards from a photo and suggest settings")
@@ -310,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     advise.add_argument("--players", type=int, default=2, choices=[2, 3, 4])
     advise.add_argument("--top", type=int, default=3)
     advise.add_argument("--json", action="store_true")
+    advise.add_argument("--fast", action="store_true", help=FAST_HELP)
     advise.set_defaults(handler=cmd_advise)
 
     solve = sub.add_parser("solve", help="best settings for 13 cards")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -29,10 +30,24 @@ def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarr
     except OSError as error:
         raise PhotoError(f"{label}: cannot be opened ({error.strerror or error})") from None
     try:
-        with handle, Image.open(handle) as image:
-            image.draft("RGB", (max_side, max_side))  # JPEG: decode at reduced size, fast
-            upright = ImageOps.exif_transpose(image)
-            rgb = upright.convert("RGB")
+        with handle:
+            with warnings.catch_warnings():
+                # The size is checked below, with a message that says what to do.
+                warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+                image = Image.open(handle)
+            with image:
+                # Pillow only warns between its limit and twice it, and would then decode a
+                # gigabyte of pixels: refuse at the limit, before decoding.
+                if image.size[0] * image.size[1] > Image.MAX_IMAGE_PIXELS:
+                    width, height = image.size
+                    raise PhotoError(f"{label} is too large ({width}x{height} pixels, "
+                                     f"{width * height / 1e6:.0f} megapixels): use a photo of at "
+                                     f"most {Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels")
+                image.draft("RGB", (max_side, max_side))  # JPEG: decode at reduced size, fast
+                upright = ImageOps.exif_transpose(image)
+                rgb = upright.convert("RGB")
+    except PhotoError:
+        raise
     except (UnidentifiedImageError, ImportError, Image.DecompressionBombError, OSError,
             SyntaxError, ValueError) as error:
         # Once ultralytics is imported it wraps Image.open to fetch a HEIF plugin for files

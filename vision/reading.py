@@ -161,7 +161,12 @@ def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Grou
             for alternative in np.argsort(-posterior):
                 if posterior[alternative] < min_alternative:
                     break
-                if alternative != class_id and taken[int(alternative)] == 0:
+                holders = [m for c, m in groups if c == alternative]
+                # A name no card holds, or held by a card this one's corners lie within
+                # reach of (then they are that card's other corner, and merge with it).
+                if alternative != class_id and all(
+                        _within_one_card(detections, members, other, max_card_span)
+                        for other in holders):
                     names[members] = alternative
                     renamed = True
                     break
@@ -171,6 +176,20 @@ def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Grou
             break
         groups = _cards_by_name(detections, names, max_card_span)
     return names, groups
+
+
+def _within_one_card(detections: Detections, first: list[int], second: list[int],
+                     span: float | None) -> bool:
+    """Whether some corner of ``first`` lies within one card of some corner of ``second``
+    (the rule ``_cluster`` links by)."""
+    centers, sizes = detections.centers, detections.longer_sides
+    for i in first:
+        for j in second:
+            reach = span if span is not None else \
+                CARD_DIAGONAL_PER_INDEX * max(float(sizes[i]), float(sizes[j]))
+            if math.dist(centers[i], centers[j]) <= reach:
+                return True
+    return False
 
 
 def _cluster(points: np.ndarray, sizes: np.ndarray, span: float | None) -> list[list[int]]:
