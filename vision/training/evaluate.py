@@ -25,8 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vision.photo import PhotoError, load_photo
-from vision.pipeline import read_image
+from vision.detector import MODES
+from vision.photo import PhotoError
+from vision.pipeline import read_photo
 
 from .labels import class_names, manifest_column, manifest_rows, select_images, truth
 from .realdata import split_of
@@ -104,7 +105,7 @@ def group_of(data: Path, by: str) -> dict[str, str]:
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
-             by: str | None = None) -> Scores:
+             by: str | None = None, mode: str = "photo") -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
     (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
     under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``."""
@@ -118,15 +119,17 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         expected = truth(image_path, names)
         start = time.perf_counter()
         try:
-            image = load_photo(image_path)
+            reading = read_photo(image_path, detector, str(image_path),  # type: ignore[arg-type]
+                                 expect=None, mode=mode)  # type: ignore[arg-type]
         except PhotoError:
             continue
-        reading = read_image(image, detector, str(image_path), expect=None)  # type: ignore[arg-type]
         seconds = time.perf_counter() - start
         found = set(reading.card_names)
         scores.add(image_path.name, found, expected, seconds)
         if by:
-            key = group.get(image_path.relative_to(data).as_posix(), "") or "(none)"
+            # Rendered manifests name images by path, real-decks-dev's by file name.
+            key = group.get(image_path.relative_to(data).as_posix()) \
+                or group.get(image_path.name) or "(none)"
             scores.groups.setdefault(key, Scores()).add(image_path.name, found, expected,
                                                         seconds)
     return scores
@@ -159,6 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--by", choices=GROUPINGS, default=None,
                         help="also score each group of photos: by deck, layout, background "
                              "or what the camera did (rendered sets' manifest)")
+    parser.add_argument("--mode", choices=MODES, default="photo",
+                        help="the reader's mode (vision.detector.Mode); decoding is timed")
+    parser.add_argument("--photo-index-px", type=float, default=None,
+                        help="photo mode: the index size it reads at (default: shipped)")
+    parser.add_argument("--max-pass-side", type=int, default=None,
+                        help="photo mode: the largest side it reads at (default: shipped)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -177,14 +186,16 @@ def main(argv: list[str] | None = None) -> int:
         info = ModelInfo(args.weights)
     changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
-               "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf}
+               "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
+               "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
-                      args.by)
+                      args.by, args.mode)
     result = {"data": str(args.data), "weights": str(info.weights),
-              "classifier": str(info.classifier), "shots": args.shots, **scores.to_dict()}
+              "classifier": str(info.classifier), "shots": args.shots, "mode": args.mode,
+              **scores.to_dict()}
     if args.by:
         result["by"] = args.by
         result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}

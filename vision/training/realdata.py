@@ -39,7 +39,7 @@ import argparse
 import dataclasses
 import hashlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,16 +130,44 @@ def corner_crops(split: str, detector: object, root: Path = REAL_PHOTOS,
             if owner is None:
                 continue
             class_id = CARD_NAMES.index(cards[owner].card)
-            x1, y1, x2, y2 = (float(v) for v in box)
-            for cut in range(per_box):
-                if cut == 0:
-                    yield crop_square(image, box), class_id, path.name
-                    continue
-                w, h = (x2 - x1) * rng.uniform(0.9, 1.15), (y2 - y1) * rng.uniform(0.9, 1.15)
-                cx = (x1 + x2) / 2 + rng.normal(0, 0.06) * w
-                cy = (y1 + y2) / 2 + rng.normal(0, 0.06) * h
-                yield (crop_square(image, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
-                                   margin=MARGIN * rng.uniform(0.92, 1.1)), class_id, path.name)
+            for crop in jittered_crops(image, box, per_box, rng):
+                yield crop, class_id, path.name
+
+
+def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
+                   rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """``count`` crops of one corner: the first exact, the others with the box jittered as
+    the detector's boxes vary."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    for cut in range(count):
+        if cut == 0:
+            yield crop_square(image, (x1, y1, x2, y2))
+            continue
+        w, h = (x2 - x1) * rng.uniform(0.9, 1.15), (y2 - y1) * rng.uniform(0.9, 1.15)
+        cx = (x1 + x2) / 2 + rng.normal(0, 0.06) * w
+        cy = (y1 + y2) / 2 + rng.normal(0, 0.06) * h
+        yield crop_square(image, (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
+                          margin=MARGIN * rng.uniform(0.92, 1.1))
+
+
+def labelled_corner_crops(split: str, root: Path = REAL_DECKS, per_box: int = 3,
+                          seed: int = 0) -> Iterator[tuple[np.ndarray, int, str]]:
+    """(crop, class id in CARD_NAMES, photo name) for every labelled corner of a set whose
+    labels are corner-index boxes (``real-decks-dev``): no detector needed."""
+    rng = np.random.default_rng(seed)
+    names = class_names(root)
+    for path in photos(split, root):
+        image = load_photo(path)
+        height, width = image.shape[:2]
+        for line in label_path(path).read_text().splitlines():
+            if not line.strip():
+                continue
+            cls, cx, cy, w, h = (float(v) for v in line.split())
+            box = ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width,
+                   (cy + h / 2) * height)
+            class_id = CARD_NAMES.index(names[int(cls)])
+            for crop in jittered_crops(image, box, per_box, rng):
+                yield crop, class_id, path.name
 
 
 def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
@@ -237,6 +265,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                          help="list the real photos this many times in the training set")
     corners.add_argument("--conf", type=float, default=0.02, help="detector threshold")
     corners.add_argument("--data", type=Path, default=REAL_PHOTOS)
+    deck_crops = sub.add_parser("deck-crops", help="named corner crops from real-decks-dev's "
+                                "labelled corners")
+    deck_crops.add_argument("--out", type=Path, required=True)
+    deck_crops.add_argument("--split", choices=SPLITS, default="train")
+    deck_crops.add_argument("--per-box", type=int, default=3)
+    deck_crops.add_argument("--data", type=Path, default=REAL_DECKS)
     decks = sub.add_parser("decks", help="real-decks-dev's photos of a split as a YOLO set")
     decks.add_argument("--out", type=Path, required=True)
     decks.add_argument("--split", choices=SPLITS, default="train")
@@ -256,6 +290,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         count, boxes = write_decks_set(args.out, args.split, args.data)
         print(f"{count} photos, {boxes} corner boxes -> {args.out}")
         return 0
+    if args.command == "deck-crops":
+        crops = labelled_corner_crops(args.split, args.data, args.per_box)
+        return save_crops(args.out, crops)
     from tqdm import tqdm
 
     from vision.detector import MODELS, CardDetector, default_model
@@ -273,14 +310,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The detector alone (no second stage), at the shipped low threshold: the classifier
     # being trained is the one that will name these crops.
     detector = CardDetector(dataclasses.replace(shipped, classifier=None), locate_only=True)
+    crops = tqdm(corner_crops(args.split, detector, args.data, args.per_box),
+                 desc=f"real crops ({args.split})", unit="crop")
+    return save_crops(args.out, crops)
+
+
+def save_crops(out: Path, crops: Iterable[tuple[np.ndarray, int, str]]) -> int:
+    """Write (crop, class id, photo) triples as the classifier's training file."""
     images, labels = [], []
-    for crop, class_id, _ in tqdm(corner_crops(args.split, detector, args.data, args.per_box),
-                                  desc=f"real crops ({args.split})", unit="crop"):
+    for crop, class_id, _ in crops:
         images.append(crop)
         labels.append(class_id)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, images=np.stack(images), labels=np.array(labels, np.int64))
-    print(f"{len(labels)} crops -> {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out, images=np.stack(images), labels=np.array(labels, np.int64))
+    print(f"{len(labels)} crops -> {out}")
     return 0
 
 
