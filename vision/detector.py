@@ -142,14 +142,24 @@ class CornerLocator(Protocol):
     def predict(self, image: np.ndarray, conf: float, iou: float) -> Detections: ...
 
 
+class DeckAdjuster(Protocol):
+    """A learned deck (``vision.decks.LearnedDeck``): from corner crops and the classifier's
+    (N, 52) probabilities, the probabilities read with what it learned of its deck."""
+
+    def adjust(self, crops: np.ndarray, probabilities: np.ndarray) -> np.ndarray: ...
+
+
 class CardDetector:
     """Finds corner indices; ``detect`` returns :class:`Detections` in photo pixels."""
 
     def __init__(self, info: ModelInfo | None = None, locate_only: bool = False,
-                 locator: CornerLocator | None = None) -> None:
+                 locator: CornerLocator | None = None,
+                 deck: DeckAdjuster | None = None) -> None:
         """``locate_only``: boxes without names are wanted (e.g. to cut training crops).
-        ``locator``: finds the boxes instead of ``info.weights``' ONNX session."""
+        ``locator``: finds the boxes instead of ``info.weights``' ONNX session.
+        ``deck``: the table's learned deck names the corners with the classifier."""
         self.info = info or default_model()
+        self.deck = deck
         if locator is None:
             if self.info.weights.suffix != ".onnx":
                 raise ModelError(f"{self.info.weights.name}: the reader runs ONNX exports "
@@ -193,7 +203,10 @@ class CardDetector:
         if len(found) == 0:
             return found
         crops = np.stack([crop_square(image, box) for box in found.xyxy])
-        classes, confidence = self.classifier.classify(crops)
+        probabilities = self.classifier.probabilities(crops)
+        if self.deck is not None:
+            probabilities = self.deck.adjust(crops, probabilities)
+        classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
         named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES)
