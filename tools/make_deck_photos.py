@@ -5,8 +5,9 @@
 A held-out (validation) deck of the scene generator: the four suit photos ``cpoker deck
 learn`` takes (spades.jpg, hearts.jpg, diamonds.jpg, clubs.jpg: each suit's 13 cards in
 rank order, laid out like text), and ``--hands`` 13-card photos of the same deck
-(hand-N.jpg) with the cards they show in ``hands.json``. Needs the rendered deck art
-(``python -m vision.training.synth.decks fetch``, or a link to it in datasets/cache).
+(hand-N.jpg) with the cards they show and their labelled corner boxes in ``hands.json``.
+Needs the rendered deck art (``python -m vision.training.synth.decks fetch``, or a link to
+it in datasets/cache).
 """
 
 from __future__ import annotations
@@ -50,8 +51,13 @@ def main() -> int:
         scene = hand_photo(rng, deck, args.size)
         name = f"hand-{k + 1}.jpg"
         (out / name).write_bytes(jpeg(scene.image, args.quality))
-        hands[name] = sorted({CARD_NAMES[label[0]] for label in scene.labels},
-                             key=CARD_NAMES.index)
+        size = scene.image.shape[0]
+        hands[name] = {
+            "cards": sorted({CARD_NAMES[label[0]] for label in scene.labels},
+                            key=CARD_NAMES.index),
+            "corners": [[CARD_NAMES[c], *(round(v * size, 1) for v in (
+                x - w / 2, y - h / 2, x + w / 2, y + h / 2))]
+                for c, x, y, w, h in scene.labels]}
     (out / "hands.json").write_text(json.dumps(hands, indent=1) + "\n")
     print(f"{out}: 4 suit photos, {args.hands} hands")
     return 0

@@ -10,6 +10,7 @@ the same deck to measure the learned reader on.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -46,9 +47,10 @@ def text_layout(rng: Rng, aspect: float, count: int = 13) -> list[Pose]:
     return [(x * cos - y * sin, x * sin + y * cos, a + np.rad2deg(turn)) for x, y, a in poses]
 
 
-def _shows_every_card(scene: Scene, cards: Sequence[str]) -> bool:
-    shown = {CARD_NAMES[label[0]] for label in scene.labels}
-    return shown >= set(cards)
+def _shows_every_card(scene: Scene, cards: Sequence[str], corners: int = 1) -> bool:
+    """Whether each card shows at least ``corners`` corner indices."""
+    shown = Counter(CARD_NAMES[label[0]] for label in scene.labels)
+    return all(shown[card] >= corners for card in cards)
 
 
 def suit_photo(rng: Rng, deck: Deck, suit: str, size: int = 1024) -> Scene:
@@ -60,7 +62,8 @@ def suit_photo(rng: Rng, deck: Deck, suit: str, size: int = 1024) -> Scene:
         scene = render_scene(rng, deck, size=size, layout="suit",
                              backgrounds=tuple(BACKGROUNDS),
                              placed_cards=list(zip(cards, poses, strict=True)))
-        if _shows_every_card(scene, cards):
+        # A person photographing the deck keeps every card whole in the frame.
+        if _shows_every_card(scene, cards, corners=2):
             return scene
 
 
@@ -126,6 +129,7 @@ def compose(rng: Rng, patches: Sequence[CornerPatch], columns: int, size: int = 
     canvas[:] = table
     canvas += rng.normal(0, 4, canvas.shape)
     rows = (len(patches) + columns - 1) // columns
+    cell = int(min(cell, size / (columns * 1.25), size / (rows * 1.4)))
     top = (size - rows * cell * 1.35) / 2
     left = (size - columns * cell * 1.2) / 2
     placed = []
