@@ -43,8 +43,12 @@ def learned(tmp_path_factory: pytest.TempPathFactory, detector: CardDetector
     home = tmp_path_factory.mktemp("home")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CPOKER_HOME", str(home))
-        deck = learn_deck("kde", [str(p) for p in SUIT_PHOTOS], detector=detector)
+        deck = learn_deck("kde", [str(p) for p in SUIT_PHOTOS], detector=detector,
+                          progress=lambda step, steps, what: PROGRESS.append((step, steps)))
     return home, deck
+
+
+PROGRESS: list[tuple[int, int]] = []
 
 
 def _stored(home: Path) -> list[str]:
@@ -93,6 +97,12 @@ def test_cards_are_read_like_text(rows: tuple[int, ...], turn: float,
 
 
 # --- learning --------------------------------------------------------------------------------
+
+def test_learning_reports_its_progress(learned: tuple[Path, LearnedDeck]) -> None:
+    steps = [step for step, _ in PROGRESS]
+    assert steps == sorted(steps) and steps[0] == 0
+    assert PROGRESS[-1][0] == PROGRESS[-1][1] and len(set(steps)) == len(steps) >= 6
+
 
 def test_learned_deck_is_stored_as_plain_data(learned: tuple[Path, LearnedDeck]) -> None:
     home, _ = learned
@@ -335,3 +345,17 @@ def test_cli_deck_learn_errors_name_the_photo(tmp_path: Path,
     assert code == 2 and out == ""
     assert err.startswith(f"cpoker: error: {SUIT_PHOTOS[1]}: its cards read as hearts")
     assert _stored(tmp_path) == []
+
+
+def test_cli_deck_learn_then_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path))
+    code, out, _ = run(capsys, "deck", "learn", "mine", *map(str, SUIT_PHOTOS), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["name"] == "mine" and report["suit_order"] == "shdc"
+    assert [p["suit"] for p in report["photos"]] == list("shdc")
+    assert _stored(tmp_path) == ["mine"]
+    code, out, _ = run(capsys, "deck", "list")
+    assert code == 0 and out.startswith("mine ")
+    code, out, _ = run(capsys, "deck", "forget", "mine")
+    assert code == 0 and _stored(tmp_path) == []

@@ -6,8 +6,9 @@
 
 ``rendered``: for each held-out rendered deck (role "val"), ``--trials`` times: render the
 four suit photos (``vision.training.deck_photos``), learn the deck through the same
-``vision.decks.learn_deck`` that ``cpoker deck learn`` runs (timed), check that every card
-was named right from its place in the photo, then read ``--hands`` rendered 13-card photos
+``vision.decks.learn_deck`` that ``cpoker deck learn`` runs (timed; a photo it refuses is
+rendered again, as a user retakes it, up to ``--retakes`` times, and the refusals are
+reported), then read ``--hands`` rendered 13-card photos
 of the deck (spread and rows) with the base reader and with the learned deck.
 
 ``black``: ``real-decks-dev``'s black deck (kind ``phone-black``). Its photos are split by
@@ -88,8 +89,8 @@ def _read(detector: CardDetector, image: np.ndarray, expected: set[str], scores:
     scores.add(name, set(reading.card_names), expected, time.perf_counter() - started)
 
 
-def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
-             ) -> list[dict[str, object]]:
+def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int,
+             retakes: int = 8) -> list[dict[str, object]]:
     base = CardDetector()
     results = []
     for deck_name in decks:
@@ -98,21 +99,34 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
             rng = np.random.default_rng([seed, trial, int(hashlib.sha256(
                 deck_name.encode()).hexdigest()[:8], 16)])
             with scratch_home(), tempfile.TemporaryDirectory() as folder:
-                paths = []
+                paths = {}
                 for suit in SUIT_ORDER:
-                    scene = suit_photo(rng, art, suit, size)
-                    path = Path(folder) / f"{SUIT_WORDS[suit]}.jpg"
-                    path.write_bytes(jpeg(scene.image, 85))
-                    paths.append(str(path))
-                started = time.perf_counter()
-                try:
-                    learn_deck("measured", paths, detector=base)
-                except ValueError as error:
+                    paths[suit] = Path(folder) / f"{SUIT_WORDS[suit]}.jpg"
+                    paths[suit].write_bytes(jpeg(suit_photo(rng, art, suit, size).image, 85))
+                # A photo refused is taken again, as the user would: up to ``retakes``.
+                refusals: list[str] = []
+                learn_seconds = None
+                while len(refusals) <= retakes:
+                    started = time.perf_counter()
+                    try:
+                        learn_deck("measured", [str(paths[s]) for s in SUIT_ORDER],
+                                   detector=base)
+                    except ValueError as error:
+                        refusals.append(str(error))
+                        refused = next((s for s in SUIT_ORDER
+                                        if str(error).startswith(str(paths[s]))), None)
+                        if refused is None:
+                            break
+                        paths[refused].write_bytes(
+                            jpeg(suit_photo(rng, art, refused, size).image, 85))
+                        continue
+                    learn_seconds = time.perf_counter() - started
+                    break
+                if learn_seconds is None:
                     results.append({"deck": deck_name, "trial": trial,
-                                    "learn_error": str(error)})
+                                    "refused": [r.split(": ", 1)[1] for r in refusals]})
                     print(json.dumps(results[-1]), flush=True)
                     continue
-                learn_seconds = time.perf_counter() - started
                 learned = CardDetector(deck=load_deck("measured"))
             scores = {"base": Scores(), "deck": Scores()}
             for k in range(hands):
@@ -123,6 +137,8 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                 _read(learned, image, truth, scores["deck"], f"hand-{k}")
             results.append({"deck": deck_name, "trial": trial,
                             "learn_seconds": round(learn_seconds, 1),
+                            "photos_retaken": len(refusals),
+                            "refused": [r.split(": ", 1)[1] for r in refusals],
                             **{key: _summary(value) for key, value in scores.items()}})
             print(json.dumps(results[-1]), flush=True)
     return results
@@ -241,6 +257,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     made.add_argument("--trials", type=int, default=2, help="decks learned per design")
     made.add_argument("--hands", type=int, default=50, help="13-card photos read per trial")
     made.add_argument("--size", type=int, default=1024)
+    made.add_argument("--retakes", type=int, default=8,
+                      help="photos taken again after a refusal, per trial")
     made.add_argument("--seed", type=int, default=0)
     real = sub.add_parser("black", help="real-decks-dev's black deck")
     real.add_argument("--hands", type=int, default=100)
@@ -248,7 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "rendered":
         decks = args.decks or available_decks("val")
-        results: object = rendered(decks, args.trials, args.hands, args.size, args.seed)
+        results: object = rendered(decks, args.trials, args.hands, args.size, args.seed,
+                                   args.retakes)
         totals: dict[str, list[float]] = {"base": [], "deck": []}
         for result in results:
             for key in totals:
