@@ -265,6 +265,9 @@ def test_wrong_number_of_photos_and_suits(tmp_path: Path,
         learn_deck("x", [str(p) for p in SUIT_PHOTOS[:3]])
     with pytest.raises(DeckError, match="--suits 'sshc'"):
         learn_deck("x", [str(p) for p in SUIT_PHOTOS], suits="sshc")
+    twice = [str(SUIT_PHOTOS[0]), str(SUIT_PHOTOS[0]), *map(str, SUIT_PHOTOS[2:])]
+    with pytest.raises(DeckError, match="spades.jpg and .*spades.jpg are the same photo"):
+        learn_deck("x", twice)
     assert _stored(tmp_path) == []
 
 

@@ -123,7 +123,7 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                     learn_seconds = time.perf_counter() - started
                     break
                 if learn_seconds is None:
-                    results.append({"deck": deck_name, "trial": trial,
+                    results.append({"design": deck_name, "trial": trial,
                                     "refused": [r.split(": ", 1)[1] for r in refusals]})
                     print(json.dumps(results[-1]), flush=True)
                     continue
@@ -135,7 +135,7 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                 truth = {CARD_NAMES[label[0]] for label in scene.labels}
                 _read(base, image, truth, scores["base"], f"hand-{k}")
                 _read(learned, image, truth, scores["deck"], f"hand-{k}")
-            results.append({"deck": deck_name, "trial": trial,
+            results.append({"design": deck_name, "trial": trial,
                             "learn_seconds": round(learn_seconds, 1),
                             "photos_retaken": len(refusals),
                             "refused": [r.split(": ", 1)[1] for r in refusals],
