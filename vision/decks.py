@@ -8,8 +8,9 @@ linear correction on its penultimate features (``FEATURES_MODEL``), added to its
 52-way log-probabilities and fitted on crops of the deck's corners (cut a few times each
 with the box jittered, as the detector boxes them). Reading a photo with the deck
 (``CardDetector(deck=...)``) replaces the classifier's probabilities with the corrected
-ones; a deck's corrections only add evidence where the base network was unsure or wrong
-on this deck's design.
+ones, from one pass of the features model. The correction is fitted as a change to the
+classifier's own reading, held small by a weight penalty, so what the network already
+reads right on this design stays read.
 
 Stored under ``$CPOKER_HOME/decks/NAME`` (default: the user's data folder, through
 ``platformdirs``) as ``deck.json`` (name, date, photos, suit order, model version,
@@ -262,7 +263,7 @@ CORRECTION_WEIGHT = 4.0  # a crop the user named outweighs a calibration crop
 @dataclass
 class LearnedDeck:
     """A deck's crops (with their names and where they came from) and the correction
-    fitted on them. ``adjust`` is the hook ``CardDetector(deck=...)`` calls."""
+    fitted on them. ``probabilities`` is the hook ``CardDetector(deck=...)`` calls."""
 
     name: str
     crops: np.ndarray  # (N, CROP, CROP, 3) uint8
@@ -304,11 +305,14 @@ class LearnedDeck:
         weights = np.where(self.sources[use] == SOURCE_CORRECTION, CORRECTION_WEIGHT, 1.0)
         self.correction = fit_correction(log_probs, features, self.labels[use], weights)
 
-    def adjust(self, crops: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
-        """The 52-way probabilities of ``crops`` read with this deck's correction (the base
-        classifier's ``probabilities`` when there is nothing learned)."""
-        if self.correction is None or len(crops) == 0:
-            return probabilities
+    def probabilities(self, crops: np.ndarray) -> np.ndarray | None:
+        """The 52-way probabilities of ``crops`` read with this deck's correction; None
+        when nothing is learned (the classifier alone reads them). One pass of the
+        features model gives both the classifier's reading and the features."""
+        if self.correction is None:
+            return None
+        if len(crops) == 0:
+            return np.zeros((0, 52), np.float32)
         log_probs, features = self._model().run(crops)
         return self.correction.apply(log_probs, features)
 

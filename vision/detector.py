@@ -142,11 +142,12 @@ class CornerLocator(Protocol):
     def predict(self, image: np.ndarray, conf: float, iou: float) -> Detections: ...
 
 
-class DeckAdjuster(Protocol):
-    """A learned deck (``vision.decks.LearnedDeck``): from corner crops and the classifier's
-    (N, 52) probabilities, the probabilities read with what it learned of its deck."""
+class LearnedDeckReader(Protocol):
+    """A learned deck (``vision.decks.LearnedDeck``): names corner crops as the classifier
+    does, (N, 52) probabilities in ``CARD_NAMES`` order, with what it learned of its deck;
+    None when it has learned nothing, and the classifier reads them."""
 
-    def adjust(self, crops: np.ndarray, probabilities: np.ndarray) -> np.ndarray: ...
+    def probabilities(self, crops: np.ndarray) -> np.ndarray | None: ...
 
 
 class CardDetector:
@@ -154,7 +155,7 @@ class CardDetector:
 
     def __init__(self, info: ModelInfo | None = None, locate_only: bool = False,
                  locator: CornerLocator | None = None,
-                 deck: DeckAdjuster | None = None) -> None:
+                 deck: LearnedDeckReader | None = None) -> None:
         """``locate_only``: boxes without names are wanted (e.g. to cut training crops).
         ``locator``: finds the boxes instead of ``info.weights``' ONNX session.
         ``deck``: the table's learned deck names the corners with the classifier."""
@@ -203,9 +204,9 @@ class CardDetector:
         if len(found) == 0:
             return found
         crops = np.stack([crop_square(image, box) for box in found.xyxy])
-        probabilities = self.classifier.probabilities(crops)
-        if self.deck is not None:
-            probabilities = self.deck.adjust(crops, probabilities)
+        probabilities = self.deck.probabilities(crops) if self.deck is not None else None
+        if probabilities is None:
+            probabilities = self.classifier.probabilities(crops)
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
