@@ -41,13 +41,26 @@ MAX_PLAYERS = 4
 # --- shared pieces ----------------------------------------------------------------------
 
 @st.cache_resource(show_spinner="Loading the card detector...")
-def get_detector() -> Any:
-    """Loaded once per server and warmed up, so the first photo is answered quickly."""
-    from vision.detector import CardDetector
+def _load_detector(deck: str | None) -> Any:
+    from vision.detector import CardDetector, ModelError
 
-    detector = CardDetector()
+    learned = None
+    if deck:
+        from vision.decks import DeckError, load_deck
+
+        try:
+            learned = load_deck(deck)
+        except DeckError as error:
+            raise ModelError(str(error)) from None
+    detector = CardDetector(deck=learned)
     detector.warm_up()
     return detector
+
+
+def get_detector() -> Any:
+    """Loaded once per server (and deck) and warmed up, so the first photo is answered
+    quickly; it reads with the deck chosen in the sidebar."""
+    return _load_detector(st.session_state.get("deck_in_use") or None)
 
 
 def read_upload(data: bytes, name: str, expect: int | None = 13) -> Any:
@@ -301,6 +314,7 @@ def page_hand(rules: Rules) -> None:
     st.multiselect("Cards (remove a wrong one, add a missed one)", CARD_NAMES,
                    format_func=card_option, key="hand_cards")
     cards = list(st.session_state["hand_cards"])
+    learn_from_correction(reading, cards)
     show_cards(cards)
     if len(cards) != 13:
         verb = "add" if len(cards) < 13 else "remove"
@@ -498,6 +512,146 @@ def page_session() -> None:
         st.rerun()
 
 
+# --- my deck: learn the table's deck, choose it, learn from corrections -------------------
+
+DECK_SUITS = (("s", "Spades"), ("h", "Hearts"), ("d", "Diamonds"), ("c", "Clubs"))
+
+
+def deck_sidebar() -> None:
+    """The deck in use: the base reader, or a deck learned on the My deck page."""
+    from vision.decks import list_decks
+
+    names = [str(d["name"]) for d in list_decks() if "error" not in d]
+    current = st.session_state.get("deck_in_use")
+    choices = ["Any deck (not learned)", *names]
+    index = choices.index(current) if current in names else 0
+    chosen = st.sidebar.selectbox("Deck in use", choices, index=index, key="deck_choice")
+    st.session_state["deck_in_use"] = None if chosen == choices[0] else chosen
+
+
+def page_deck() -> None:
+    """Four photos, one a suit, each showing its 13 cards in order A 2 ... 10 J Q K, left
+    to right and then the next row down; each is shown boxed and named as understood."""
+    from vision.decks import (
+        SUIT_WORDS,
+        DeckError,
+        learn_deck,
+        load_deck,
+        understand_photo,
+    )
+    from vision.detector import ModelError
+    from vision.draw import annotate
+    from vision.photo import PhotoError, load_photo
+    from vision.reading import CardReading
+
+    st.subheader("My deck: teach the reader your table's cards")
+    st.markdown("Lay out one suit at a time, face up, in the order **A 2 3 4 5 6 7 8 9 10 J "
+                "Q K**, left to right and then the next row down, the cards apart from each "
+                "other. Take one photo a suit.")
+    name = st.text_input("Name of the deck", key="deck_name", placeholder="blue-bicycle")
+    source = st.radio("Photos from", ["Upload", "Camera"], horizontal=True, key="deck_source")
+    photos: list[tuple[str, bytes] | None] = []
+    for suit, title in DECK_SUITS:
+        if source == "Camera":
+            photo = st.camera_input(f"{title}: the 13 {title.lower()} in order",
+                                    key=f"deck_camera_{suit}", resolution="1080p")
+        else:
+            photo = st.file_uploader(f"{title}: the 13 {title.lower()} in order",
+                                     type=["jpg", "jpeg", "png", "webp", "bmp"],
+                                     key=f"deck_upload_{suit}")
+        photos.append((photo.name or f"{title}.jpg", photo.getvalue()) if photo else None)
+        if photo is None:
+            continue
+        try:
+            image = load_photo(photo.getvalue())
+            # The base reader boxes the cards: the photo is what teaches the deck.
+            understood = understand_photo(photo.name or title, suit, image,
+                                          _load_detector(None))
+        except (PhotoError, DeckError, ModelError) as error:
+            st.error(f"{error}.")
+            continue
+        cards = [CardReading(card, 1.0, tuple(map(float, np.concatenate(
+            [np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]]))), len(boxes))
+            for card, boxes in ((c, np.array(b)) for c, b in understood.card_boxes())]
+        st.image(annotate(image, cards, None), use_container_width=True,
+                 caption=f"{SUIT_WORDS[suit]}: the cards as understood, in order")
+    ready = all(photos) and bool(name)
+    if st.button("Learn this deck", key="deck_learn", disabled=not ready):
+        import tempfile
+        from pathlib import Path
+
+        bar = st.progress(0.0, text="Learning the deck...")
+        with tempfile.TemporaryDirectory() as folder:
+            paths = []
+            given = [photo for photo in photos if photo is not None]
+            for (filename, data), (suit, _) in zip(given, DECK_SUITS, strict=True):
+                path = Path(folder) / f"{suit}-{Path(filename).name}"
+                path.write_bytes(data)
+                paths.append(str(path))
+            try:
+                deck = learn_deck(name, paths, detector=_load_detector(None),
+                                  progress=lambda step, steps, what: bar.progress(
+                                      step / steps, text=what))
+            except (DeckError, ModelError) as error:
+                st.error(f"{error}. Nothing was saved.")
+                deck = None
+        if deck is not None:
+            st.success(f"Deck {deck.name!r} learned. Choose it under 'Deck in use' in the "
+                       "sidebar to read photos with it.")
+    in_use = st.session_state.get("deck_in_use")
+    if not in_use:
+        st.info("Corrections teach the deck in use: choose a learned deck in the sidebar.")
+        return
+    try:
+        deck = load_deck(in_use)
+    except DeckError as error:
+        st.error(str(error))
+        return
+    st.markdown(f"**Learning from corrections** (deck {in_use!r}): when you replace a "
+                "misread card on the My hand page, its corners are kept with the right "
+                f"name and later photos read better. Kept so far: {deck.correction_count}.")
+    enabled = st.toggle("Learn from my corrections", value=deck.corrections_enabled,
+                        key="deck_corrections_on")
+    if enabled != deck.corrections_enabled:
+        deck.set_corrections(enabled)
+        deck.save()
+        _load_detector.clear()
+    if st.button("Clear the corrections", key="deck_corrections_clear"):
+        deck.clear_corrections()
+        deck.save()
+        _load_detector.clear()
+        st.success("Corrections cleared.")
+
+
+def learn_from_correction(reading: Any, cards: list[str]) -> None:
+    """A card read wrong and replaced in the list (one removed, one added): its corners
+    are kept with the right name for the deck in use, when that deck learns from
+    corrections."""
+    if reading is None or reading.detections is None or not st.session_state.get(
+            "deck_in_use"):
+        return
+    removed = [r for r in reading.cards if r.card not in cards]
+    added = [c for c in cards if c not in reading.card_names]
+    if len(removed) != 1 or len(added) != 1:
+        return
+    key = (reading.image, removed[0].card, added[0])
+    if st.session_state.get("deck_last_correction") == key:
+        return
+    deck = get_detector().deck
+    image = st.session_state.get(f"image:{reading.image}")
+    if deck is None or image is None or not deck.corrections_enabled:
+        return
+    x1, y1, x2, y2 = removed[0].box
+    for box, name in zip(reading.detections.xyxy, reading.detections.labels, strict=True):
+        if name == removed[0].card and x1 - 1 <= box[0] and box[2] <= x2 + 1 and \
+                y1 - 1 <= box[1] and box[3] <= y2 + 1:
+            deck.add_correction(image, box, added[0])
+    deck.save()
+    st.session_state["deck_last_correction"] = key
+    st.caption(f"Learned: the card read as {removed[0].card} is {added[0]} in deck "
+               f"{deck.name!r} (turn this off on the My deck page).")
+
+
 # --- the page ---------------------------------------------------------------------------
 
 def main() -> None:
@@ -506,13 +660,16 @@ def main() -> None:
     st.title("Chinese Poker table assistant")
     st.markdown(CARD_STYLE, unsafe_allow_html=True)
     rules = rules_sidebar()
-    hand, table, session = st.tabs(["My hand", "Score the table", "Session"])
+    deck_sidebar()
+    hand, table, session, deck = st.tabs(["My hand", "Score the table", "Session", "My deck"])
     with hand:
         page_hand(rules)
     with table:
         page_showdown(rules)
     with session:
         page_session()
+    with deck:
+        page_deck()
 
 
 main()

@@ -161,12 +161,13 @@ def cmd_demo(_args: argparse.Namespace) -> int:
 
 # --- detect ---------------------------------------------------------------------------
 
-def _detector() -> Any:
-    """The card detector, loaded once per command (the import is heavy: kept lazy)."""
+def _detector(deck: str | None = None) -> Any:
+    """The card detector, loaded once per command (the import is heavy: kept lazy);
+    ``deck``: the name of a learned deck to read with (``cpoker deck learn``)."""
     from vision.detector import CardDetector, ModelError
 
     try:
-        return CardDetector()
+        return CardDetector(deck=_learned_deck(deck) if deck else None)
     except ModelError as error:
         raise _CommandError(str(error)) from None
 
@@ -175,13 +176,15 @@ class _CommandError(RuntimeError):
     """A command that cannot run at all (e.g. no detector weights)."""
 
 
-def _read_photos(paths: Sequence[str], expect: int | None, fast: bool = False) -> list[Any]:
+def _read_photos(paths: Sequence[str], expect: int | None, fast: bool = False,
+                 deck: str | None = None) -> list[Any]:
     """Photo mode (each photo read at the scale its cards need), or live mode with
-    ``fast`` (one pass at the network's size, as for a camera stream)."""
+    ``fast`` (one pass at the network's size, as for a camera stream); ``deck``: a learned
+    deck's name."""
     from vision.photo import PhotoError
     from vision.pipeline import PhotoReading, read_photo
 
-    detector = _detector()
+    detector = _detector(deck)
     readings = []
     for path in paths:
         try:
@@ -204,7 +207,7 @@ def _describe_reading(reading: Any) -> str:
 def cmd_detect(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    readings = _read_photos(args.photos, args.expect or None, args.fast)
+    readings = _read_photos(args.photos, args.expect or None, args.fast, args.deck)
     for reading in readings:
         if args.save and reading.detections is not None:
             from vision.draw import annotate
@@ -229,7 +232,7 @@ def cmd_advise(args: argparse.Namespace) -> int:
     from engine.solver import compare, solve
 
     rules = load_rules(args.rules)
-    reading = _read_photos([args.photo], 13, args.fast)[0]
+    reading = _read_photos([args.photo], 13, args.fast, args.deck)[0]
     report: dict[str, Any] = {**reading.to_dict(), "advice": None, "own": None}
     problem = reading.warnings[0] if reading.detections is None else None
     cards: tuple = ()
@@ -261,6 +264,65 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if problem is not None:
         print(f"cpoker: error: {problem}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    return 0
+
+
+# --- deck -----------------------------------------------------------------------------
+
+def _learned_deck(name: str) -> Any:
+    """The learned deck ``name`` (``--deck``), or a clear error."""
+    from vision.decks import DeckError, load_deck
+
+    try:
+        return load_deck(name)
+    except DeckError as error:
+        raise _CommandError(str(error)) from None
+
+
+def _progress_bar(step: int, steps: int, what: str) -> None:
+    """A one-line progress bar on stderr (stdout stays for the result)."""
+    width = 24
+    filled = round(width * step / steps)
+    end = "\n" if step == steps else ""
+    print(f"\r[{'#' * filled}{'.' * (width - filled)}] {step}/{steps} {what:<32}", end=end,
+          file=sys.stderr, flush=True)
+
+
+def cmd_deck(args: argparse.Namespace) -> int:
+    from vision.decks import DeckError, decks_folder, forget_deck, learn_deck, list_decks
+
+    try:
+        if args.deck_command == "learn":
+            progress = None if args.json or not sys.stderr.isatty() else _progress_bar
+            deck = learn_deck(args.name, args.photos, suits=args.suits, progress=progress)
+            report = {"name": deck.name, "folder": str(decks_folder() / deck.name),
+                      **{k: deck.manifest[k] for k in ("created", "photos", "suit_order")}}
+            if args.json:
+                _emit(report)
+            else:
+                print(f"learned deck {deck.name!r} from {len(args.photos)} photos "
+                      f"({len(deck.labels)} corner crops) -> {report['folder']}")
+                print(f"read photos with it: cpoker detect PHOTO --deck {deck.name}")
+        elif args.deck_command == "list":
+            decks = list_decks()
+            if args.json:
+                _emit({"folder": str(decks_folder()), "decks": decks})
+            elif not decks:
+                print(f"no decks learned yet (in {decks_folder()}); "
+                      "learn one with `cpoker deck learn NAME S.jpg H.jpg D.jpg C.jpg`")
+            for deck in decks if not args.json else []:
+                corrections = deck.get("corrections") or {}
+                print(f"{deck.get('name')!s:<20} learned {deck.get('created', '?')}, "
+                      f"{corrections.get('count', 0)} corrections"
+                      f"{'' if corrections.get('enabled', True) else ' (off)'}")
+        else:
+            forget_deck(args.name)
+            if args.json:
+                _emit({"forgotten": args.name})
+            else:
+                print(f"forgot deck {args.name!r}")
+    except DeckError as error:
+        raise _CommandError(str(error)) from None
     return 0
 
 
@@ -312,6 +374,8 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--expect", type=int, default=13,
                         help="cards expected in each photo (0: any number); default 13")
     detect.add_argument("--fast", action="store_true", help=FAST_HELP)
+    detect.add_argument("--deck", metavar="NAME", help="read with a learned deck "
+                        "(`cpoker deck learn`)")
     detect.set_defaults(handler=cmd_detect)
 
     advise = sub.add_parser("advise", help="read 13 cards from a photo and suggest settings")
@@ -321,7 +385,28 @@ def build_parser() -> argparse.ArgumentParser:
     advise.add_argument("--top", type=int, default=3)
     advise.add_argument("--json", action="store_true")
     advise.add_argument("--fast", action="store_true", help=FAST_HELP)
+    advise.add_argument("--deck", metavar="NAME", help="read with a learned deck "
+                        "(`cpoker deck learn`)")
     advise.set_defaults(handler=cmd_advise)
+
+    deck = sub.add_parser("deck", help="learn the table's own deck from four photos; list, "
+                          "forget")
+    deck_sub = deck.add_subparsers(dest="deck_command", required=True, metavar="ACTION")
+    learn = deck_sub.add_parser("learn", help="learn a deck from four photos, one a suit, "
+                                "each suit's 13 cards in order A 2 .. 10 J Q K like text")
+    learn.add_argument("name", metavar="NAME")
+    learn.add_argument("photos", nargs="+", metavar="PHOTO",
+                       help="four photos, one a suit, in the order of --suits")
+    learn.add_argument("--suits", default="shdc",
+                       help="the photos' suits in order (default shdc: spades hearts "
+                       "diamonds clubs)")
+    learn.add_argument("--json", action="store_true")
+    listing = deck_sub.add_parser("list", help="the learned decks")
+    listing.add_argument("--json", action="store_true")
+    forget = deck_sub.add_parser("forget", help="delete a learned deck")
+    forget.add_argument("name", metavar="NAME")
+    forget.add_argument("--json", action="store_true")
+    deck.set_defaults(handler=cmd_deck)
 
     solve = sub.add_parser("solve", help="best settings for 13 cards")
     solve_command.add_arguments(solve)

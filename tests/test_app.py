@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -27,9 +28,9 @@ def type_hand(at: AppTest, cards: str) -> AppTest:
     return at.button(key="hand_use_text").click().run()
 
 
-def test_opens_with_three_pages(app: AppTest) -> None:
+def test_opens_with_four_pages(app: AppTest) -> None:
     assert not app.exception
-    assert [t.label for t in app.tabs] == ["My hand", "Score the table", "Session"]
+    assert [t.label for t in app.tabs] == ["My hand", "Score the table", "Session", "My deck"]
     assert app.selectbox(key="preset").value == "wikipedia"
 
 
@@ -129,3 +130,35 @@ def test_choosing_a_preset_shows_it_in_words(app: AppTest) -> None:
     at = app.selectbox(key="preset").set_value("hawaiian-gardens").run()
     assert not at.exception
     assert "Hawaiian Gardens" in " ".join(_texts(at, "caption"))
+
+
+# --- my deck ---------------------------------------------------------------------------------
+
+def test_my_deck_page_waits_for_four_photos(app: AppTest) -> None:
+    assert app.button(key="deck_learn").disabled
+    assert app.selectbox(key="deck_choice").value == "Any deck (not learned)"
+    assert any("Corrections teach the deck in use" in i for i in _texts(app, "info"))
+
+
+def test_a_replaced_card_teaches_the_deck_in_use(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user replaces a misread card: its corners are kept for the deck in use, the
+    page says so, and the deck on disk holds the correction."""
+    from conftest import DATA
+
+    from vision.decks import load_deck, new_deck
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path))
+    new_deck("table").save()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.selectbox(key="deck_choice").set_value("table").run()
+    photo = (DATA / "decks" / "kde-standard" / "hand-1.jpg").read_bytes()
+    at.session_state["hand_photo"] = ("upload-deck", "hand-1.jpg", photo)
+    at = at.run()
+    cards = list(at.multiselect(key="hand_cards").value)
+    read_as = cards[0]
+    right = next(read_as[0] + suit for suit in "shdc" if read_as[0] + suit not in cards)
+    at.multiselect(key="hand_cards").set_value([right, *cards[1:]]).run()
+    assert not at.exception
+    assert any(f"the card read as {read_as} is {right}" in c for c in _texts(at, "caption"))
+    assert load_deck("table").correction_count >= 1

@@ -178,14 +178,25 @@ class CornerLocator(Protocol):
                 side: int | None = None) -> Detections: ...
 
 
+class LearnedDeckReader(Protocol):
+    """A learned deck (``vision.decks.LearnedDeck``): names corner crops as the classifier
+    does, (N, 52) probabilities in ``CARD_NAMES`` order, with what it learned of its deck;
+    None when it has learned nothing, and the classifier reads them."""
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray | None: ...
+
+
 class CardDetector:
     """Finds corner indices; ``detect`` returns :class:`Detections` in photo pixels."""
 
     def __init__(self, info: ModelInfo | None = None, locate_only: bool = False,
-                 locator: CornerLocator | None = None) -> None:
+                 locator: CornerLocator | None = None,
+                 deck: LearnedDeckReader | None = None) -> None:
         """``locate_only``: boxes without names are wanted (e.g. to cut training crops).
-        ``locator``: finds the boxes instead of ``info.weights``' ONNX session."""
+        ``locator``: finds the boxes instead of ``info.weights``' ONNX session.
+        ``deck``: the table's learned deck names the corners with the classifier."""
         self.info = info or default_model()
+        self.deck = deck
         if locator is None:
             if self.info.weights.suffix != ".onnx":
                 raise ModelError(f"{self.info.weights.name}: the reader runs ONNX exports "
@@ -262,7 +273,9 @@ class CardDetector:
         if len(found) == 0:
             return found
         crops = np.stack([crop_square(image, box) for box in found.xyxy])
-        probabilities = self.classifier.probabilities(crops)
+        probabilities = self.deck.probabilities(crops) if self.deck is not None else None
+        if probabilities is None:
+            probabilities = self.classifier.probabilities(crops)
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))

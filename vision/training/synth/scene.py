@@ -305,22 +305,33 @@ def _camera(rng: Rng, image: np.ndarray) -> tuple[np.ndarray, dict[str, float]]:
 def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = None,
                  backgrounds: Sequence[str] = TRAIN_BACKGROUNDS,
                  layout_weights: dict[str, float] | None = None,
-                 height: int | None = None) -> Scene:
+                 height: int | None = None,
+                 placed_cards: Sequence[tuple[str, Pose]] | None = None) -> Scene:
     """Render one scene from ``deck``; all randomness comes from ``rng``. The photo is
     ``size`` pixels square, or ``size`` wide and ``height`` high (a landscape phone photo,
     e.g. 4032x3024): then the layout is fitted into the height and the square is cut to
-    it."""
+    it.
+
+    ``placed_cards``: these cards at these poses (in z-order) instead of a layout's random
+    ones, e.g. a deck's suit laid out in rank order (``tools/make_deck_photos.py``);
+    ``layout`` then only names the scene."""
     frame = min(height or size, size)
     weights = layout_weights or LAYOUT_WEIGHTS
-    if layout is None:
+    if placed_cards is not None:
+        layout = layout or "placed"
+    elif layout is None:
         names = sorted(weights)
         p = np.array([weights[n] for n in names], np.float64)
         if p.sum() == 0:  # only zero-weight layouts asked for by name: equal shares
             p = np.ones_like(p)
         layout = names[int(rng.choice(len(names), p=p / p.sum()))]
     aspect = deck.aspect
-    poses = LAYOUTS[layout](rng, aspect)
-    cards = [CARD_NAMES[i] for i in rng.choice(52, size=len(poses), replace=False)]
+    if placed_cards is not None:
+        cards = [card for card, _ in placed_cards]
+        poses = [pose for _, pose in placed_cards]
+    else:
+        poses = LAYOUTS[layout](rng, aspect)
+        cards = [CARD_NAMES[i] for i in rng.choice(52, size=len(poses), replace=False)]
 
     # White tables dominate the "few cards" photos the detector is checked against.
     kinds = tuple(backgrounds)

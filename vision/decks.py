@@ -1,0 +1,780 @@
+"""The table's own deck: learned from four photos, stored as plain data, corrected in use.
+
+A deck is learned from four photos, one a suit, each showing that suit's 13 cards face up
+in rank order A 2 3 ... 10 J Q K, read like text (left to right, then the next row down).
+The detector boxes the corner indices, :func:`order_cards` groups them into 13 cards in
+reading order, and the order names them. The classifier is then adapted to the deck: a
+linear correction on its penultimate features (``FEATURES_MODEL``), added to its own
+52-way log-probabilities and fitted on crops of the deck's corners (cut a few times each
+with the box jittered, as the detector boxes them). Reading a photo with the deck
+(``CardDetector(deck=...)``) replaces the classifier's probabilities with the corrected
+ones, from one pass of the features model. The correction is fitted as a change to the
+classifier's own reading, held small by a weight penalty, so what the network already
+reads right on this design stays read.
+
+Stored under ``$CPOKER_HOME/decks/NAME`` (default: the user's data folder, through
+``platformdirs``) as ``deck.json`` (name, date, photos, suit order, model version,
+corrections) and ``deck.npz`` (the corner crops with their names, and the fitted
+correction): numpy and JSON, no torch. The crops are kept so that a deck refits itself when
+the shipped features model changes, and so that corrections (crops the user named in use)
+can be added, turned off and cleared.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import CARD_NAMES
+
+from .detections import Detections
+from .netinput import CROP, MARGIN, classifier_input
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+FEATURES_MODEL = MODELS / "corner-features-int8.onnx"
+RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
+SUIT_ORDER = "shdc"
+SUIT_WORDS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+FORMAT = 1
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+CLASS_OF = {name: i for i, name in enumerate(CARD_NAMES)}
+
+Progress = Callable[[int, int, str], None]  # (step, steps, what is being done)
+
+
+class DeckError(ValueError):
+    """A deck that cannot be learned, found or used; the message says what to do."""
+
+
+# --- where decks live ------------------------------------------------------------------
+
+def cpoker_home() -> Path:
+    """``$CPOKER_HOME``, or the user's data folder for cpoker."""
+    home = os.environ.get("CPOKER_HOME")
+    if home:
+        return Path(home).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("cpoker"))
+
+
+def decks_folder() -> Path:
+    return cpoker_home() / "decks"
+
+
+def check_name(name: str) -> str:
+    if not NAME_PATTERN.fullmatch(name):
+        raise DeckError(f"deck name {name!r}: use 1 to 40 letters, digits, '-', '_' or '.', "
+                        "starting with a letter or digit")
+    return name
+
+
+def list_decks() -> list[dict[str, object]]:
+    """The stored decks' manifests, by name."""
+    folder = decks_folder()
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.iterdir()):
+        manifest = path / "deck.json"
+        if path.is_dir() and not path.name.startswith(".") and manifest.exists():
+            try:
+                found.append(json.loads(manifest.read_text()))
+            except (OSError, ValueError):
+                found.append({"name": path.name, "error": "unreadable deck.json"})
+    return found
+
+
+def forget_deck(name: str) -> None:
+    path = decks_folder() / check_name(name)
+    if not (path / "deck.json").exists():
+        raise DeckError(f"no deck named {name!r}; `cpoker deck list` shows the stored decks")
+    shutil.rmtree(path)
+
+
+# --- the features model ------------------------------------------------------------------
+
+def file_version(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+class CornerFeatures:
+    """The classifier with its penultimate features (``vision.training.deck_features``):
+    for crops, the 52-way log-probabilities and the feature vectors, each averaged over the
+    crop and its mirror image as ``CornerClassifier`` reads them."""
+
+    def __init__(self, weights: Path = FEATURES_MODEL, threads: int = 2) -> None:
+        import onnxruntime as ort
+
+        if not weights.exists():
+            raise DeckError(f"{weights.name} is missing from {weights.parent}: make it with "
+                            "`python -m vision.training.deck_features`")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self.session = ort.InferenceSession(str(weights), options,
+                                            providers=["CPUExecutionProvider"])
+        outputs = [o.name for o in self.session.get_outputs()]
+        if "features" not in outputs:
+            raise DeckError(f"{weights.name} has no features output: remake it with "
+                            "`python -m vision.training.deck_features`")
+        self.outputs = [outputs[0], "features"]
+        self.input = self.session.get_inputs()[0].name
+        self.version = file_version(weights)
+
+    def run(self, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray]:
+        """(N, CROP, CROP, 3) uint8 -> log-probabilities (N, 52), features (N, D)."""
+        logps, feats = [], []
+        for start in range(0, len(crops), batch):
+            x = classifier_input(crops[start:start + batch])
+            n = len(x)
+            logits, features = self.session.run(
+                self.outputs, {self.input: np.concatenate([x, x[:, :, :, ::-1]])})
+            log_probs = logits - logits.max(axis=1, keepdims=True)
+            log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
+            logps.append((log_probs[:n] + log_probs[n:]) / 2)
+            feats.append((features[:n] + features[n:]) / 2)
+        if not logps:
+            return np.zeros((0, 52), np.float32), np.zeros((0, 0), np.float32)
+        return np.concatenate(logps).astype(np.float32), np.concatenate(feats).astype(np.float32)
+
+
+@cache
+def shared_features(weights: Path = FEATURES_MODEL) -> CornerFeatures:
+    return CornerFeatures(weights)
+
+
+# --- crops ---------------------------------------------------------------------------
+
+def turned_crop(image: np.ndarray, box: Sequence[float], angle: float = 0.0,
+                margin: float = MARGIN, size: int = CROP) -> np.ndarray:
+    """``vision.netinput.crop_square`` turned by ``angle`` degrees about the box's centre
+    (the same crop at 0): a corner as it looks when its card lies a little askew."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    side = max(x2 - x1, y2 - y1, 2.0) * margin
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    scale = size / side
+    t = math.radians(angle)
+    a = scale * np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
+    shift = np.array([size / 2, size / 2]) - a @ np.array([cx, cy])
+    matrix = np.float32([[a[0, 0], a[0, 1], shift[0]], [a[1, 0], a[1, 1], shift[1]]])
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    return cv2.warpAffine(image, matrix, (size, size), flags=interpolation,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
+                   rng: np.random.Generator) -> np.ndarray:
+    """The corner's crop, then ``count`` more as other photos would show it: the box a
+    little off (as the detector draws it), the card a little turned, the light, focus and
+    resolution changed."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    crops = [turned_crop(image, box)]
+    for _ in range(count):
+        bw, bh = w * rng.uniform(0.85, 1.2), h * rng.uniform(0.85, 1.2)
+        cx = (x1 + x2) / 2 + rng.normal(0, 0.08) * bw
+        cy = (y1 + y2) / 2 + rng.normal(0, 0.08) * bh
+        crop = turned_crop(image, (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2),
+                           angle=rng.uniform(-12, 12), margin=MARGIN * rng.uniform(0.9, 1.15))
+        pixels = crop.astype(np.float32) * rng.uniform(0.7, 1.2) + rng.uniform(-25, 25)
+        if rng.random() < 0.3:
+            pixels = cv2.GaussianBlur(pixels, (0, 0), rng.uniform(0.3, 1.0))
+        if rng.random() < 0.3:
+            small = int(rng.integers(16, 32))
+            pixels = cv2.resize(cv2.resize(pixels, (small, small), interpolation=cv2.INTER_AREA),
+                                (CROP, CROP), interpolation=cv2.INTER_LINEAR)
+        crops.append(np.clip(pixels + 0.5, 0, 255).astype(np.uint8))
+    return np.stack(crops)
+
+
+# --- the correction --------------------------------------------------------------------
+
+@dataclass
+class Correction:
+    """``log p = base log p + weight @ ((features - mean) / scale) + bias``, renormalised."""
+
+    weight: np.ndarray  # (52, D)
+    bias: np.ndarray  # (52,)
+    mean: np.ndarray  # (D,)
+    scale: np.ndarray  # (D,)
+
+    def apply(self, log_probs: np.ndarray, features: np.ndarray) -> np.ndarray:
+        logits = log_probs + ((features - self.mean) / self.scale) @ self.weight.T + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        return (probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def fit_correction(log_probs: np.ndarray, features: np.ndarray, labels: np.ndarray,
+                   weights: np.ndarray | None = None, l2: float = 1e-3, steps: int = 300,
+                   rate: float = 0.05) -> Correction:
+    """The correction that names the crops right, by full-batch Adam on the weighted
+    cross-entropy plus ``l2`` times the squared weights (it starts as no correction: where
+    the deck's crops are already read right, little is learned)."""
+    n, dims = features.shape
+    mean = features.mean(axis=0)
+    scale = features.std(axis=0) + 1e-3
+    x = (features - mean) / scale
+    sample = np.ones(n) if weights is None else weights.astype(np.float64)
+    sample = sample / sample.sum()
+    target = np.zeros((n, 52))
+    target[np.arange(n), labels] = 1.0
+    weight = np.zeros((52, dims))
+    bias = np.zeros(52)
+    moments = [np.zeros_like(weight), np.zeros_like(bias)]
+    squares = [np.zeros_like(weight), np.zeros_like(bias)]
+    for step in range(1, steps + 1):
+        logits = log_probs + x @ weight.T + bias
+        logits -= logits.max(axis=1, keepdims=True)
+        probs = np.exp(logits)
+        probs /= probs.sum(axis=1, keepdims=True)
+        error = (probs - target) * sample[:, None]
+        grads = [error.T @ x + 2 * l2 * weight, error.sum(axis=0)]
+        for k, (param, grad) in enumerate(zip((weight, bias), grads, strict=True)):
+            moments[k] = 0.9 * moments[k] + 0.1 * grad
+            squares[k] = 0.999 * squares[k] + 0.001 * grad**2
+            param -= rate * (moments[k] / (1 - 0.9**step)) / (
+                np.sqrt(squares[k] / (1 - 0.999**step)) + 1e-8)
+    return Correction(weight.astype(np.float32), bias.astype(np.float32),
+                      mean.astype(np.float32), scale.astype(np.float32))
+
+
+# --- a learned deck --------------------------------------------------------------------
+
+SOURCE_PHOTO, SOURCE_CORRECTION = 0, 1
+CORRECTION_WEIGHT = 4.0  # a crop the user named outweighs a calibration crop
+
+
+@dataclass
+class LearnedDeck:
+    """A deck's crops (with their names and where they came from) and the correction
+    fitted on them. ``probabilities`` is the hook ``CardDetector(deck=...)`` calls."""
+
+    name: str
+    crops: np.ndarray  # (N, CROP, CROP, 3) uint8
+    labels: np.ndarray  # (N,) class ids in CARD_NAMES order
+    sources: np.ndarray  # (N,) SOURCE_PHOTO or SOURCE_CORRECTION
+    manifest: dict[str, object] = field(default_factory=dict)
+    correction: Correction | None = None
+    features: CornerFeatures | None = None
+
+    @property
+    def corrections_enabled(self) -> bool:
+        return bool(self._corrections().get("enabled", True))
+
+    @property
+    def correction_count(self) -> int:
+        """Corrections stored: crops the user named (each kept with its jittered copies)."""
+        return int(self._corrections().get("count", 0))
+
+    def _corrections(self) -> dict[str, object]:
+        value = self.manifest.setdefault("corrections", {"enabled": True, "count": 0})
+        assert isinstance(value, dict)
+        return value
+
+    def _model(self) -> CornerFeatures:
+        if self.features is None:
+            self.features = shared_features()
+        return self.features
+
+    def fit(self) -> None:
+        """Fit the correction on the stored crops (corrections too, when enabled)."""
+        use = np.ones(len(self.labels), bool) if self.corrections_enabled \
+            else self.sources == SOURCE_PHOTO
+        model = self._model()
+        self.manifest["model"] = {"file": FEATURES_MODEL.name, "version": model.version}
+        if not use.any():
+            self.correction = None
+            return
+        log_probs, features = model.run(self.crops[use])
+        weights = np.where(self.sources[use] == SOURCE_CORRECTION, CORRECTION_WEIGHT, 1.0)
+        self.correction = fit_correction(log_probs, features, self.labels[use], weights)
+
+    def probabilities(self, crops: np.ndarray) -> np.ndarray | None:
+        """The 52-way probabilities of ``crops`` read with this deck's correction; None
+        when nothing is learned (the classifier alone reads them). One pass of the
+        features model gives both the classifier's reading and the features."""
+        if self.correction is None:
+            return None
+        if len(crops) == 0:
+            return np.zeros((0, 52), np.float32)
+        log_probs, features = self._model().run(crops)
+        return self.correction.apply(log_probs, features)
+
+    # corrections ----------------------------------------------------------------------
+
+    def add_correction(self, image: np.ndarray, box: Sequence[float], card: str,
+                       seed: int = 0, copies: int = 8) -> None:
+        """Keep the corner at ``box`` of ``image`` as ``card`` and refit; the caller saves.
+        Nothing is kept while corrections are turned off."""
+        if card not in CLASS_OF:
+            raise DeckError(f"{card!r} is not a card name (e.g. As, Td, 9h)")
+        if not self.corrections_enabled:
+            return
+        rng = np.random.default_rng(seed + self.correction_count)
+        crops = jittered_crops(image, box, copies, rng)
+        self.crops = np.concatenate([self.crops, crops])
+        self.labels = np.concatenate([self.labels, np.full(len(crops), CLASS_OF[card])])
+        self.sources = np.concatenate([self.sources,
+                                       np.full(len(crops), SOURCE_CORRECTION, np.int8)])
+        self._corrections()["count"] = self.correction_count + 1
+        self.fit()
+
+    def set_corrections(self, enabled: bool) -> None:
+        """Turn learning from corrections on or off (those kept stay, unused while off)."""
+        self._corrections()["enabled"] = bool(enabled)
+        self.fit()
+
+    def clear_corrections(self) -> None:
+        keep = self.sources == SOURCE_PHOTO
+        self.crops, self.labels, self.sources = \
+            self.crops[keep], self.labels[keep], self.sources[keep]
+        self._corrections()["count"] = 0
+        self.fit()
+
+    # storage ---------------------------------------------------------------------------
+
+    def save(self) -> Path:
+        """Write the deck whole or not at all: into a temporary folder beside it, then
+        renamed into place."""
+        folder = decks_folder()
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / check_name(self.name)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{self.name}.", dir=folder))
+        try:
+            arrays: dict[str, np.ndarray] = {"crops": self.crops, "labels": self.labels,
+                                             "sources": self.sources}
+            if self.correction is not None:
+                arrays.update(weight=self.correction.weight, bias=self.correction.bias,
+                              mean=self.correction.mean, scale=self.correction.scale)
+            np.savez_compressed(scratch / "deck.npz", **arrays)
+            self.manifest.update(name=self.name, format=FORMAT,
+                                 crops=len(self.labels))
+            (scratch / "deck.json").write_text(json.dumps(self.manifest, indent=2) + "\n")
+            old = None
+            if target.exists():
+                old = folder / f".{self.name}.old-{os.getpid()}"
+                target.rename(old)
+            scratch.rename(target)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        return target
+
+
+def new_deck(name: str) -> LearnedDeck:
+    """An empty deck (nothing learned yet): corrections can be added to it."""
+    return LearnedDeck(check_name(name), np.zeros((0, CROP, CROP, 3), np.uint8),
+                       np.zeros(0, np.int64), np.zeros(0, np.int8),
+                       {"name": name, "created": _now(), "photos": [], "suit_order": None,
+                        "corrections": {"enabled": True, "count": 0}})
+
+
+def load_deck(name: str) -> LearnedDeck:
+    """The stored deck ``name``; refitted (and saved) when the features model changed."""
+    path = decks_folder() / check_name(name)
+    try:
+        manifest = json.loads((path / "deck.json").read_text())
+        data = np.load(path / "deck.npz")
+    except FileNotFoundError:
+        known = ", ".join(str(d.get("name")) for d in list_decks()) or "none yet"
+        raise DeckError(f"no deck named {name!r} (stored decks: {known}); learn it with "
+                        "`cpoker deck learn`") from None
+    except (OSError, ValueError) as error:
+        raise DeckError(f"deck {name!r} in {path} cannot be read ({error}): forget it and "
+                        "learn it again") from None
+    if manifest.get("format") != FORMAT:
+        raise DeckError(f"deck {name!r} was stored in another format: learn it again")
+    deck = LearnedDeck(name, data["crops"], data["labels"].astype(np.int64),
+                       data["sources"].astype(np.int8), manifest)
+    if "weight" in data:
+        deck.correction = Correction(data["weight"], data["bias"], data["mean"], data["scale"])
+    model = manifest.get("model")
+    stored = model.get("version") if isinstance(model, dict) else None
+    if deck.correction is not None and stored != deck._model().version:
+        deck.fit()
+        deck.save()
+    return deck
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# --- ordering the corners of a calibration photo -----------------------------------------
+
+@dataclass(frozen=True)
+class CardCorners:
+    """One card of a calibration photo: its corner boxes (indexes into the detections)
+    and where the card lies (a point inside it, for ordering)."""
+
+    corners: tuple[int, ...]
+    anchor: tuple[float, float]
+
+
+def pair_offsets(centers: np.ndarray, height: float, names: Sequence[str] | None = None,
+                 limit: int = 4) -> list[np.ndarray]:
+    """Candidates for the offset from a card's upper corner index to its lower one, shared
+    by every card of the photo (one card-diagonal down and to the right; the same for a
+    card lying upside down), most supported first: offsets between two corners that many
+    other pairs of corners repeat. A pair whose corners the classifier names alike counts
+    double: the two corners of a card usually read the same, two cards' corners never."""
+    n = len(centers)
+    offsets, weights = [], []
+    for i in range(n):
+        for j in range(n):
+            d = centers[j] - centers[i]
+            if d[0] <= 0 or d[1] <= 0:
+                continue
+            length = float(np.hypot(*d))
+            angle = math.degrees(math.atan2(d[1], d[0]))
+            if 3 * height <= length <= 30 * height and 25 <= angle <= 85:
+                offsets.append(d)
+                weights.append(2.0 if names is not None and names[i] == names[j] else 1.0)
+    if len(offsets) < 3:
+        return []
+    vectors = np.array(offsets)
+    weight = np.array(weights)
+    # Perspective makes near cards larger than far ones: the offsets differ by a share.
+    radius = np.maximum(0.8 * height, 0.15 * np.hypot(vectors[:, 0], vectors[:, 1]))
+    near = np.linalg.norm(vectors[:, None] - vectors[None], axis=2) <= radius[:, None]
+    support = near.astype(np.float64) @ weight
+    found: list[np.ndarray] = []
+    for best in np.argsort(-support, kind="stable"):
+        if len(found) == limit or near[best].sum() < 3:
+            break
+        centre = vectors[near[best]].mean(axis=0)
+        if all(np.hypot(*(centre - f)) > radius[best] for f in found):
+            found.append(centre)
+    return found
+
+
+def order_cards(boxes: np.ndarray, names: Sequence[str] | None = None,
+                expect: int | None = None) -> list[CardCorners]:
+    """Corner boxes (N, 4) of cards laid out like text -> the cards in reading order.
+
+    The two corner indices of a card lie one card-diagonal apart, the same offset for every
+    card of the photo (``pair_offsets``); corners that pair up that way are one card, and
+    a corner left alone (its partner hidden or missed) is a card of its own. Of the
+    candidate offsets (and none: cards overlapping in rows show one corner each), the best
+    supported that makes ``expect`` cards is taken. Rows are then found across the
+    layout's direction (the median direction from each card to its nearest neighbour
+    beside it, so a photo taken a little askew reads the same), cut where the cards'
+    positions across it jump by more than half a card, and each row is read along it."""
+    if len(boxes) == 0:
+        return []
+    boxes = np.asarray(boxes, np.float64)
+    centers = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2],
+                       axis=1).astype(np.float64)
+    height = float(np.median(boxes[:, 3] - boxes[:, 1]))
+    # Two boxes on one index (the detector's suppression keeps both now and then) are one
+    # corner.
+    merged: list[list[int]] = []
+    for i in range(len(centers)):
+        home = next((m for m in merged
+                     if np.hypot(*(centers[m[0]] - centers[i])) < 0.6 * height), None)
+        if home is None:
+            merged.append([i])
+        else:
+            home.append(i)
+    points = np.array([centers[m].mean(axis=0) for m in merged])
+    labels = [names[m[0]] for m in merged] if names is not None else None
+    hypotheses: list[np.ndarray | None] = [*pair_offsets(points, height, labels), None]
+    grouped = [_group(points, height, offset, labels) for offset in hypotheses]
+    if labels is not None:
+        # The offset whose pairs the classifier names most alike: it misreads a design's
+        # glyph the same way in both corners, while two cards' corners differ.
+        def agreement(cards: list[CardCorners]) -> float:
+            pairs = [c.corners for c in cards if len(c.corners) == 2]
+            alike = sum(labels[a] == labels[b] for a, b in pairs)
+            return alike - 0.5 * (len(pairs) - alike)
+
+        chosen = max(range(len(grouped)), key=lambda k: (agreement(grouped[k]), -k))
+    else:
+        chosen = next((k for k, cards in enumerate(grouped) if len(cards) == expect), 0)
+    offset = hypotheses[chosen]
+    card_height = abs(offset[1]) + height if offset is not None else 4 * height
+    return [CardCorners(tuple(i for k in card.corners for i in merged[k]), card.anchor)
+            for card in _reading_order(grouped[chosen], card_height)]
+
+
+def _group(centers: np.ndarray, height: float, offset: np.ndarray | None,
+           names: Sequence[str] | None = None) -> list[CardCorners]:
+    cards: list[CardCorners] = []
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    if offset is not None:
+        tolerance = max(1.2 * height, 0.3 * float(np.hypot(*offset)))
+        candidates = []
+        for i in range(len(centers)):
+            for j in range(len(centers)):
+                if i != j:
+                    miss = float(np.hypot(*(centers[j] - centers[i] - offset)))
+                    if miss <= tolerance:
+                        # Corners the classifier names alike are more likely one card.
+                        alike = names is not None and names[i] == names[j]
+                        candidates.append((miss if alike else miss * 1.5 + 1, i, j))
+        for _, i, j in sorted(candidates):
+            if i not in used and j not in used:
+                used.update((i, j))
+                pairs.append((i, j))
+                middle = (centers[i] + centers[j]) / 2
+                cards.append(CardCorners((i, j), (float(middle[0]), float(middle[1]))))
+    paired = [np.array(card.anchor) for card in cards]
+    angle = _row_angle(np.array(paired)) if len(paired) >= 2 else 0.0
+    normal = np.array([-math.sin(angle), math.cos(angle)])
+    for i in range(len(centers)):
+        if i in used:
+            continue
+        if offset is not None and any(_inside(centers[i], centers[a], centers[b], height)
+                                      for a, b in pairs):
+            continue  # a box elsewhere on a card already found
+        anchor = centers[i]
+        if offset is not None:
+            # Upper or lower corner of its card: the card's centre that does not fall on
+            # a card already found.
+            options = [centers[i] + offset / 2, centers[i] - offset / 2]
+            clear = [o for o in options if all(
+                np.hypot(*(o - p)) > 0.5 * np.hypot(*offset) for p in paired)]
+            # Of the two, the one in line with a row of the cards found.
+            anchor = min(clear or options, key=lambda o: min(
+                (abs(float((o - q) @ normal)) for q in paired), default=0.0))
+        cards.append(CardCorners((i,), (float(anchor[0]), float(anchor[1]))))
+    return cards
+
+
+def _row_angle(points: np.ndarray) -> float:
+    """The rows' direction (radians from the x axis): the median direction from each card
+    to its nearest neighbour lying beside it."""
+    directions = []
+    for i, p in enumerate(points):
+        d = points - p
+        d[i] = np.inf
+        side = np.abs(d[:, 1]) < np.abs(d[:, 0])
+        if side.any():
+            k = int(np.argmin(np.where(side, np.hypot(d[:, 0], d[:, 1]), np.inf)))
+            v = d[k] if d[k][0] > 0 else -d[k]
+            directions.append(math.atan2(v[1], v[0]))
+    return float(np.median(directions)) if directions else 0.0
+
+
+def _inside(point: np.ndarray, upper: np.ndarray, lower: np.ndarray, height: float) -> bool:
+    """Whether ``point`` lies on the card whose corner indices are at ``upper`` and
+    ``lower``: on its pips or picture, or in one of its two other corners (blank, or a
+    second pair of indices on some decks)."""
+    low = np.minimum(upper, lower) - 0.5 * height
+    high = np.maximum(upper, lower) + 0.5 * height
+    return bool(np.all(point > low) and np.all(point < high))
+
+
+def _reading_order(cards: list[CardCorners], card_height: float) -> list[CardCorners]:
+    points = np.array([c.anchor for c in cards], np.float64)
+    if len(points) < 2:
+        return cards
+    angle = _row_angle(points)
+    along = points @ np.array([math.cos(angle), math.sin(angle)])
+    across = points @ np.array([-math.sin(angle), math.cos(angle)])
+    order = np.argsort(across)
+    rows: list[list[int]] = [[int(order[0])]]
+    for previous, current in itertools.pairwise(order):
+        if across[current] - across[previous] > 0.5 * card_height:
+            rows.append([])
+        rows[-1].append(int(current))
+    return [cards[i] for row in rows for i in sorted(row, key=lambda k: along[k])]
+
+
+# --- learning ----------------------------------------------------------------------------
+
+@dataclass
+class SuitPhoto:
+    """One calibration photo as understood: the cards in order, each with its corners."""
+
+    path: str
+    suit: str
+    image: np.ndarray
+    detections: Detections
+    cards: list[CardCorners]
+
+    def names(self) -> list[str]:
+        return [f"{rank}{self.suit}" for rank in RANK_ORDER]
+
+    def card_boxes(self) -> list[tuple[str, list[tuple[float, float, float, float]]]]:
+        """Each card's name and corner boxes, in the order understood (for display)."""
+        return [(name, [tuple(float(v) for v in self.detections.xyxy[i])
+                        for i in card.corners])
+                for name, card in zip(self.names(), self.cards, strict=True)]
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+CONFIDENT = 0.9  # the base classifier's judgment counts against the user's order above this
+
+
+def _suit_read(card_probs: np.ndarray) -> tuple[str | None, int, int]:
+    """The suit the base classifier reads on most of a photo's cards where it is sure:
+    (suit or None, cards read as it, cards read surely). ``card_probs``: (13, 52)."""
+    suit_probs = card_probs.reshape(13, 13, 4).sum(axis=1)
+    sure = [int(p.argmax()) for p in suit_probs if p.max() >= CONFIDENT]
+    if not sure:
+        return None, 0, 0
+    counts = np.bincount(sure, minlength=4)
+    top = int(counts.argmax())
+    # Each suit's letter in CARD_NAMES order is s h d c, as in SUIT_ORDER.
+    if counts[top] < max(3, len(sure) / 2):
+        return None, int(counts[top]), len(sure)
+    return SUIT_ORDER[top], int(counts[top]), len(sure)
+
+
+def _check_suits(reads: Sequence[tuple[str, str, tuple[str | None, int, int]]]) -> None:
+    """Raise for a photo whose cards read surely as another suit than the one named, when
+    the photo named with that suit does not read as it: photos given in the wrong order.
+    (A photo alone reading as another suit is the base classifier misled by the design:
+    on a held-out rendered deck it read most diamonds as spades.) ``reads``: (path, suit
+    named, ``_suit_read``) for each photo."""
+    read_as = {named: read[0] for _, named, read in reads}
+    for path, named, (suit, count, sure) in reads:
+        if suit is not None and suit != named and read_as.get(suit) != suit:
+            raise DeckError(
+                f"{path}: its cards read as {SUIT_WORDS[suit]}, not {SUIT_WORDS[named]} "
+                f"({count} of {sure} cards read surely): give one photo a suit, in the order "
+                "of --suits (by default spades, hearts, diamonds, clubs)")
+
+
+def _check_order(path: str, suit: str, card_probs: np.ndarray) -> None:
+    """Raise when the base classifier, where confident, says the photo's cards are not in
+    rank order. ``card_probs``: (13, 52), cards in order."""
+    by_rank_suit = card_probs.reshape(13, 13, 4)  # card, rank (2..A), suit
+    rank_probs = by_rank_suit.sum(axis=2)  # (13 cards, 13 ranks in CARD_NAMES order 2..A)
+    ranks_2_to_a = [n[0] for n in CARD_NAMES[::4]]
+    expected = [ranks_2_to_a.index(rank) for rank in RANK_ORDER]
+    wrong = [(k, int(p.argmax())) for k, p in enumerate(rank_probs)
+             if p.max() >= CONFIDENT and int(p.argmax()) != expected[k]]
+    right = sum(1 for k, p in enumerate(rank_probs)
+                if p.max() >= CONFIDENT and int(p.argmax()) == expected[k])
+    swapped = any(read == expected[j] and expected[k] == other for k, read in wrong
+                  for j, other in wrong if j != k)
+    if wrong and (swapped or (len(wrong) >= 3 and len(wrong) * 2 >= right)):
+        described = ", ".join(f"the {_ordinal(k + 1)} card reads {ranks_2_to_a[r]}{suit}"
+                              for k, r in wrong[:4])
+        raise DeckError(f"{path}: cards out of order ({described}): lay the {SUIT_WORDS[suit]}"
+                        " A 2 3 4 5 6 7 8 9 10 J Q K, left to right, then the next row down, "
+                        "and retake the photo")
+
+
+def understand_photo(path: str, suit: str, image: np.ndarray, detector: object) -> SuitPhoto:
+    """Box and order one calibration photo's 13 cards; raise :class:`DeckError` naming the
+    photo when it does not show 13 cards of ``suit`` in order."""
+    detections: Detections = detector.detect(image)  # type: ignore[attr-defined]
+    if len(detections) == 0:
+        raise DeckError(f"{path}: no cards found: lay the 13 {SUIT_WORDS[suit]} face up, "
+                        "corners visible, and retake the photo")
+    cards = order_cards(detections.xyxy, detections.labels, expect=13)
+    if len(cards) != 13:
+        verb = "fewer" if len(cards) < 13 else "more"
+        raise DeckError(f"{path}: found {len(cards)} cards, {verb} than the 13 "
+                        f"{SUIT_WORDS[suit]}: lay out all 13, apart from each other, and "
+                        "retake the photo")
+    return SuitPhoto(path, suit, image, detections, cards)
+
+
+def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
+               detector: object | None = None, progress: Progress | None = None,
+               copies: int = 12, seed: int = 0) -> LearnedDeck:
+    """Learn deck ``name`` from four photos (one a suit, in the order ``suits``) and store
+    it; nothing is stored unless every photo was understood."""
+    from .photo import PhotoError, load_photo
+
+    check_name(name)
+    suits = suits.lower()
+    if sorted(suits) != sorted(SUIT_ORDER) or len(suits) != 4:
+        raise DeckError(f"--suits {suits!r}: give the four suits s h d c once each, in the "
+                        "order of the photos (e.g. shdc)")
+    if len(photos) != 4:
+        raise DeckError(f"{len(photos)} photos given: give four, one a suit, in the order "
+                        f"{' '.join(SUIT_WORDS[s] for s in suits)}")
+    if detector is None:
+        from .detector import CardDetector, ModelError
+
+        try:
+            detector = CardDetector()
+        except ModelError as error:
+            raise DeckError(str(error)) from None
+    steps = len(photos) + 2
+    tell = progress or (lambda step, total, what: None)
+    model = shared_features()
+    understood: list[SuitPhoto] = []
+    suit_reads: list[tuple[str, str, tuple[str | None, int, int]]] = []
+    contents: dict[str, str] = {}
+    for path in photos:
+        try:
+            digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+        except OSError:
+            continue  # load_photo says what is wrong with it
+        if digest in contents:
+            raise DeckError(f"{path} and {contents[digest]} are the same photo: give one "
+                            "photo a suit")
+        contents[digest] = str(path)
+    for step, (path, suit) in enumerate(zip(photos, suits, strict=True)):
+        tell(step, steps, f"reading {Path(path).name}")
+        try:
+            image = load_photo(path)
+        except PhotoError as error:
+            raise DeckError(str(error)) from None
+        photo = understand_photo(str(path), suit, image, detector)
+        crops = np.stack([turned_crop(image, photo.detections.xyxy[i])
+                          for card in photo.cards for i in card.corners])
+        log_probs, _ = model.run(crops)
+        card_probs = []
+        start = 0
+        for card in photo.cards:  # a card's corners read together
+            joint = log_probs[start:start + len(card.corners)].sum(axis=0)
+            start += len(card.corners)
+            p = np.exp(joint - joint.max())
+            card_probs.append(p / p.sum())
+        _check_order(str(path), suit, np.array(card_probs))
+        suit_reads.append((str(path), suit, _suit_read(np.array(card_probs))))
+        understood.append(photo)
+    _check_suits(suit_reads)
+    tell(len(photos), steps, "cutting corner crops")
+    rng = np.random.default_rng(seed)
+    crops_list, labels_list = [], []
+    for photo in understood:
+        for card_name, card in zip(photo.names(), photo.cards, strict=True):
+            for i in card.corners:
+                crops = jittered_crops(photo.image, photo.detections.xyxy[i], copies, rng)
+                crops_list.append(crops)
+                labels_list.append(np.full(len(crops), CLASS_OF[card_name]))
+    crops = np.concatenate(crops_list)
+    labels = np.concatenate(labels_list).astype(np.int64)
+    deck = LearnedDeck(name, crops, labels, np.zeros(len(labels), np.int8), {
+        "name": name, "created": _now(),
+        "photos": [{"file": Path(p.path).name, "suit": p.suit,
+                    "corners": int(sum(len(c.corners) for c in p.cards))}
+                   for p in understood],
+        "suit_order": suits, "corrections": {"enabled": True, "count": 0}},
+        features=model)
+    tell(len(photos) + 1, steps, "fitting the deck")
+    deck.fit()
+    deck.save()
+    tell(steps, steps, "saved")
+    return deck

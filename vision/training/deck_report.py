@@ -1,0 +1,284 @@
+"""How well a deck learned from four photos reads that deck, against the base reader.
+
+    python -m vision.training.deck_report rendered [--decks kde-standard ...] [--trials 2]
+        [--hands 50] [--size 1024] [--seed 0] [--json]
+    python -m vision.training.deck_report black [--hands 100] [--seed 0] [--json]
+
+``rendered``: for each held-out rendered deck (role "val"), ``--trials`` times: render the
+four suit photos (``vision.training.deck_photos``), learn the deck through the same
+``vision.decks.learn_deck`` that ``cpoker deck learn`` runs (timed; a photo it refuses is
+rendered again, as a user retakes it, up to ``--retakes`` times, and the refusals are
+reported), then read ``--hands`` rendered 13-card photos
+of the deck (spread and rows) with the base reader and with the learned deck.
+
+``black``: ``real-decks-dev``'s black deck (kind ``phone-black``). Its photos are split by
+photo, half to learn from and half held out. From the learning half, the four calibration
+photos are composed of one labelled corner patch a card, pasted in rank order like text
+(cards the learning half lacks are taken from the held-out half's photos only where
+needed, and said so; cards no photo shows are not learned), and the deck is learned from
+those photos' corners at their known places; the held-out photos are then read with the
+base reader and with the deck (card precision and recall, photos exactly right), and so
+are ``--hands`` composed 13-card photos of held-out corner patches.
+
+Scores: card precision, card recall, and the share of photos read exactly right (for a
+13-card photo: all 13 right and nothing else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from engine.cards import CARD_NAMES
+from vision.decks import (
+    RANK_ORDER,
+    SUIT_ORDER,
+    SUIT_WORDS,
+    LearnedDeck,
+    jittered_crops,
+    learn_deck,
+    load_deck,
+)
+from vision.detector import CardDetector
+from vision.pipeline import read_image
+from vision.training.deck_photos import (
+    CornerPatch,
+    compose,
+    corner_patches,
+    hand_photo,
+    jpeg,
+    suit_photo,
+)
+from vision.training.evaluate import Scores
+from vision.training.synth.decks import available_decks
+from vision.training.synth.decks import load_deck as load_rendered_deck
+
+REAL_DECKS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "real-decks-dev"
+
+
+@contextlib.contextmanager
+def scratch_home() -> Iterator[Path]:
+    """A throwaway ``$CPOKER_HOME``: the measurement never touches the user's decks."""
+    before = os.environ.get("CPOKER_HOME")
+    with tempfile.TemporaryDirectory() as folder:
+        os.environ["CPOKER_HOME"] = folder
+        try:
+            yield Path(folder)
+        finally:
+            if before is None:
+                os.environ.pop("CPOKER_HOME", None)
+            else:
+                os.environ["CPOKER_HOME"] = before
+
+
+def _read(detector: CardDetector, image: np.ndarray, expected: set[str], scores: Scores,
+          name: str) -> None:
+    started = time.perf_counter()
+    reading = read_image(image, detector, name, expect=None)
+    scores.add(name, set(reading.card_names), expected, time.perf_counter() - started)
+
+
+def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int,
+             retakes: int = 8) -> list[dict[str, object]]:
+    base = CardDetector()
+    results = []
+    for deck_name in decks:
+        art = load_rendered_deck(deck_name)
+        for trial in range(trials):
+            rng = np.random.default_rng([seed, trial, int(hashlib.sha256(
+                deck_name.encode()).hexdigest()[:8], 16)])
+            with scratch_home(), tempfile.TemporaryDirectory() as folder:
+                paths = {}
+                for suit in SUIT_ORDER:
+                    paths[suit] = Path(folder) / f"{SUIT_WORDS[suit]}.jpg"
+                    paths[suit].write_bytes(jpeg(suit_photo(rng, art, suit, size).image, 85))
+                # A photo refused is taken again, as the user would: up to ``retakes``.
+                refusals: list[str] = []
+                learn_seconds = None
+                while len(refusals) <= retakes:
+                    started = time.perf_counter()
+                    try:
+                        learn_deck("measured", [str(paths[s]) for s in SUIT_ORDER],
+                                   detector=base)
+                    except ValueError as error:
+                        refusals.append(str(error))
+                        refused = next((s for s in SUIT_ORDER
+                                        if str(error).startswith(str(paths[s]))), None)
+                        if refused is None:
+                            break
+                        paths[refused].write_bytes(
+                            jpeg(suit_photo(rng, art, refused, size).image, 85))
+                        continue
+                    learn_seconds = time.perf_counter() - started
+                    break
+                if learn_seconds is None:
+                    results.append({"design": deck_name, "trial": trial,
+                                    "refused": [r.split(": ", 1)[1] for r in refusals]})
+                    print(json.dumps(results[-1]), flush=True)
+                    continue
+                learned = CardDetector(deck=load_deck("measured"))
+            scores = {"base": Scores(), "deck": Scores()}
+            for k in range(hands):
+                scene = hand_photo(rng, art, size)
+                image = _jpeg_round_trip(scene.image, scene.jpeg_quality)
+                truth = {CARD_NAMES[label[0]] for label in scene.labels}
+                _read(base, image, truth, scores["base"], f"hand-{k}")
+                _read(learned, image, truth, scores["deck"], f"hand-{k}")
+            results.append({"design": deck_name, "trial": trial,
+                            "learn_seconds": round(learn_seconds, 1),
+                            "photos_retaken": len(refusals),
+                            "refused": [r.split(": ", 1)[1] for r in refusals],
+                            **{key: _summary(value) for key, value in scores.items()}})
+            print(json.dumps(results[-1]), flush=True)
+    return results
+
+
+def _jpeg_round_trip(image: np.ndarray, quality: int) -> np.ndarray:
+    import cv2
+
+    data = np.frombuffer(jpeg(image, quality), np.uint8)
+    return cv2.cvtColor(cv2.imdecode(data, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+
+
+def _summary(scores: Scores) -> dict[str, object]:
+    return {"photos": scores.photos, "precision": round(scores.precision, 4),
+            "recall": round(scores.recall, 4), "exact": round(scores.exact_rate, 4),
+            "misses": scores.misses[:5]}
+
+
+# --- the real black deck -------------------------------------------------------------------
+
+def _black_photos(root: Path) -> list[tuple[str, list[tuple[str, float, float, float, float]]]]:
+    from vision.training.labels import class_names
+
+    names = class_names(root)
+    with (root / "manifest.csv").open() as handle:
+        rows = [row for row in csv.DictReader(handle) if row["kind"] == "phone-black"]
+    photos = []
+    for row in sorted(rows, key=lambda r: r["image"]):
+        label = root / "labels" / Path(row["image"]).with_suffix(".txt").name
+        boxes = []
+        for line in label.read_text().splitlines():
+            if line.strip():
+                cls, cx, cy, w, h = line.split()
+                boxes.append((names[int(cls)], float(cx), float(cy), float(w), float(h)))
+        photos.append((row["image"], boxes))
+    return photos
+
+
+def _held_out(image_name: str) -> bool:
+    return hashlib.sha256(image_name.encode()).digest()[0] % 2 == 0
+
+
+def black(hands: int, seed: int, root: Path = REAL_DECKS) -> dict[str, object]:
+    from vision.photo import load_photo
+
+    if not (root / "manifest.csv").exists():
+        return {"skipped": f"{root} is absent"}
+    rng = np.random.default_rng(seed)
+    photos = _black_photos(root)
+    learn_patches: dict[str, list[CornerPatch]] = {}
+    test_patches: dict[str, list[CornerPatch]] = {}
+    images = {}
+    for name, boxes in photos:
+        image = load_photo(root / "images" / name)
+        images[name] = image
+        target = test_patches if _held_out(name) else learn_patches
+        for patch in corner_patches(image, boxes, name):
+            target.setdefault(patch.card, []).append(patch)
+    borrowed = sorted(set(CARD_NAMES) - set(learn_patches))
+    missing = [card for card in borrowed if card not in test_patches]
+    base = CardDetector()
+    # The deck lacks some cards altogether (no photo shows them), so its suit photos
+    # cannot all hold 13 cards: the deck is learned from the composed photos' corners at
+    # their known places (what ``learn_deck`` does once it has ordered the cards).
+    started = time.perf_counter()
+    crops, labels = [], []
+    for suit in SUIT_ORDER:
+        chosen = []
+        for rank in RANK_ORDER:
+            card = f"{rank}{suit}"
+            pool = learn_patches.get(card) or test_patches.get(card) or []
+            if pool:
+                chosen.append(pool[int(rng.integers(len(pool)))])
+        photo, placed = compose(rng, chosen, columns=5)
+        photo = _jpeg_round_trip(photo, 90)
+        for card, box in placed:
+            cut = jittered_crops(photo, box, 12, rng)
+            crops.append(cut)
+            labels.append(np.full(len(cut), CARD_NAMES.index(card)))
+    deck = LearnedDeck("black", np.concatenate(crops), np.concatenate(labels),
+                       np.zeros(sum(len(c) for c in crops), np.int8))
+    deck.fit()
+    learn_seconds = time.perf_counter() - started
+    learned = CardDetector(deck=deck)
+    scores = {"base": Scores(), "deck": Scores()}
+    held_out = [(name, boxes) for name, boxes in photos if _held_out(name)]
+    for name, boxes in held_out:
+        truth = {card for card, *_ in boxes}
+        _read(base, images[name], truth, scores["base"], name)
+        _read(learned, images[name], truth, scores["deck"], name)
+    composed = {"base": Scores(), "deck": Scores()}
+    cards = sorted(test_patches)
+    for k in range(hands if len(cards) >= 13 else 0):
+        pick = rng.choice(len(cards), 13, replace=False)
+        chosen = [test_patches[cards[i]][int(rng.integers(len(test_patches[cards[i]])))]
+                  for i in pick]
+        photo, _ = compose(rng, chosen, columns=int(rng.integers(4, 8)))
+        truth = {patch.card for patch in chosen}
+        _read(base, photo, truth, composed["base"], f"hand-{k}")
+        _read(learned, photo, truth, composed["deck"], f"hand-{k}")
+    return {"learn_seconds": round(learn_seconds, 1),
+            "learning_photos": len(photos) - len(held_out), "held_out_photos": len(held_out),
+            "borrowed_from_held_out": borrowed, "not_learned": missing,
+            "held_out": {key: _summary(value) for key, value in scores.items()},
+            "composed_hands": {key: _summary(value) for key, value in composed.items()}}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.training.deck_report",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    made = sub.add_parser("rendered", help="held-out rendered decks")
+    made.add_argument("--decks", nargs="+", default=None,
+                      help="rendered decks (default: every held-out one)")
+    made.add_argument("--trials", type=int, default=2, help="decks learned per design")
+    made.add_argument("--hands", type=int, default=50, help="13-card photos read per trial")
+    made.add_argument("--size", type=int, default=1024)
+    made.add_argument("--retakes", type=int, default=8,
+                      help="photos taken again after a refusal, per trial")
+    made.add_argument("--seed", type=int, default=0)
+    real = sub.add_parser("black", help="real-decks-dev's black deck")
+    real.add_argument("--hands", type=int, default=100)
+    real.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if args.command == "rendered":
+        decks = args.decks or available_decks("val")
+        results: object = rendered(decks, args.trials, args.hands, args.size, args.seed,
+                                   args.retakes)
+        totals: dict[str, list[float]] = {"base": [], "deck": []}
+        for result in results:
+            for key in totals:
+                if isinstance(result.get(key), dict):
+                    totals[key].append(float(result[key]["exact"]))  # type: ignore[index]
+        print(json.dumps({"mean_exact": {k: round(float(np.mean(v)), 4) if v else None
+                                         for k, v in totals.items()}}))
+    else:
+        print(json.dumps(black(args.hands, args.seed)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
