@@ -275,9 +275,8 @@ class CardDetector:
         crops = np.stack([crop_square(image, box) for box in found.xyxy])
         probabilities = self.deck.probabilities(crops) if self.deck is not None else None
         if probabilities is None:
-            classes, confidence = self.classifier.classify(crops)
-        else:
-            classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
+            probabilities = self.classifier.probabilities(crops)
+        classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
         named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES,
