@@ -246,7 +246,8 @@ def _check_counts(table: TableReading) -> None:
         count = len(seat.cards)
         if count != HAND_SIZE:
             verb = "find the missing" if count < HAND_SIZE else "remove the extra"
-            seat.warnings.insert(0, f"{count} cards, a hand has 13: {verb} "
+            seat.warnings.insert(0, f"{count} card{'' if count == 1 else 's'}, a hand has "
+                                 f"13: {verb} "
                                  f"{'card' if abs(count - HAND_SIZE) == 1 else 'cards'} "
                                  "or retake the photo")
         seat.warnings = [f"seat {seat.number}: {w}" for w in seat.warnings]

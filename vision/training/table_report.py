@@ -41,6 +41,7 @@ class TableScene:
     seats: list[dict[str, list[str]]]  # truth: seat 1 first, each {"front", "middle", "back"}
     boxes: dict[str, tuple[float, float, float, float]]  # card -> union of its corner boxes
     corners: dict[str, int]  # card -> corner indices showing
+    indices: list[tuple[str, tuple[float, float, float, float]]]  # each index's true box
     deck: str
     background: str
     jpeg_quality: int
@@ -52,7 +53,9 @@ class TableScene:
     def truth(self) -> dict[str, object]:
         return {"seats": [{"seat": n, **rows} for n, rows in enumerate(self.seats, start=1)],
                 "deck": self.deck, "background": self.background,
-                "size": [int(self.image.shape[1]), int(self.image.shape[0])]}
+                "size": [int(self.image.shape[1]), int(self.image.shape[0])],
+                "indices": [{"card": card, "box": [round(v, 1) for v in box]}
+                            for card, box in self.indices]}
 
 
 def render_table(rng: np.random.Generator, deck: Deck, frame: tuple[int, int] = PHONE
@@ -65,6 +68,7 @@ def render_table(rng: np.random.Generator, deck: Deck, frame: tuple[int, int] = 
                                backgrounds=tuple(BACKGROUNDS))
     boxes: dict[str, tuple[float, float, float, float]] = {}
     corners: dict[str, int] = defaultdict(int)
+    indices: list[tuple[str, tuple[float, float, float, float]]] = []
     for class_id, cx, cy, w, h in scene.labels:
         card = CARD_NAMES[class_id]
         box = ((cx - w / 2) * side, (cy - h / 2) * side, (cx + w / 2) * side,
@@ -73,6 +77,7 @@ def render_table(rng: np.random.Generator, deck: Deck, frame: tuple[int, int] = 
         boxes[card] = (min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]),
                        max(old[3], box[3]))
         corners[card] += 1
+        indices.append((card, box))
     if set(boxes) != set(scene.cards):
         return None
     # A card's index can lie up to a card's length inside the card: keep cards off the
@@ -82,10 +87,11 @@ def render_table(rng: np.random.Generator, deck: Deck, frame: tuple[int, int] = 
         return None
     image, (dx, dy) = widen(scene.image, scene.background, rng, frame)
     boxes = {c: (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy) for c, b in boxes.items()}
+    indices = [(c, (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)) for c, b in indices]
     seats = [{row: scene.cards[13 * s + a:13 * s + b] for row, a, b in ROWS}
              for s in range(len(scene.cards) // 13)]
-    return TableScene(image, _numbered(seats, boxes), boxes, dict(corners), deck.name,
-                      scene.background, scene.jpeg_quality)
+    return TableScene(image, _numbered(seats, boxes), boxes, dict(corners), indices,
+                      deck.name, scene.background, scene.jpeg_quality)
 
 
 def widen(square: np.ndarray, kind: str, rng: np.random.Generator, frame: tuple[int, int]
