@@ -21,9 +21,10 @@ from engine.rules import DEFAULT_PRESET, Rules, RulesError, load_rules, preset, 
 from engine.scoring import Settlement, TableError, settle
 from engine.setting import Setting
 from engine.solver import command as solve_command
-from engine.table import load_table, parse_table
+from engine.table import load_table, parse_player, parse_table
 
 EXIT_BAD_INPUT = 2
+EXIT_NOT_SETTLED = 1  # `cpoker table`: a photo read, but its table not settled
 BAD_INPUT_ERRORS: tuple[type[Exception], ...] = (CardError, RulesError, TableError)
 
 
@@ -326,6 +327,143 @@ def cmd_deck(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- table ----------------------------------------------------------------------------
+
+MAX_SEATS = 4
+
+
+def parse_names(text: str | None) -> list[str]:
+    """Seat names from ``--names "Ann,Bo,Cy,Di"``, seat 1 first."""
+    if text is None:
+        return []
+    names = [name.strip() for name in text.split(",")]
+    if any(not name for name in names):
+        raise _CommandError(f'--names "{text}": a name is empty; give 2 to 4 names '
+                            'separated by commas, seat 1 first, like "Ann,Bo,Cy"')
+    if not 2 <= len(names) <= MAX_SEATS:
+        raise _CommandError(f"--names gives {len(names)} names; a table seats 2 to 4 players")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise _CommandError(f'--names gives "{twice[0]}" twice: give each seat its own name')
+    return names
+
+
+def _seat_name(number: int, names: Sequence[str]) -> str:
+    return names[number - 1] if number <= len(names) else f"Seat {number}"
+
+
+def read_table_photo(path: str, detector: Any, rules: Rules, names: Sequence[str]
+                     ) -> tuple[dict[str, Any], Any, Settlement | None]:
+    """One photo of the whole table: its report (the JSON ``cpoker table`` prints), the
+    table read (None when the photo cannot be read at all) and its settlement (None until
+    every seat is right)."""
+    from vision.photo import PhotoError
+    from vision.pipeline import read_photo
+    from vision.table import group_table
+
+    report: dict[str, Any] = {"image": path, "seats": [], "settlement": None, "warnings": []}
+    try:
+        reading = read_photo(path, detector, expect=None)
+    except PhotoError as error:
+        report["warnings"].append(str(error))
+        return report, None, None
+    table = group_table(reading.cards, reading.size)
+    warnings = [*reading.warnings, *table.warnings]
+    if names and len(names) != len(table.seats):
+        warnings.append(f"{len(names)} names given, {len(table.seats)} seats found: check "
+                        "that the photo shows every seat's three rows")
+    players = []
+    settled: Settlement | None = None
+    for seat in table.seats:
+        entry: dict[str, Any] = {"seat": seat.number, "name": _seat_name(seat.number, names),
+                                 **{k: v for k, v in seat.to_dict().items() if k != "seat"},
+                                 "legal": None}
+        if seat.rows is not None:
+            rows = seat.rows.to_dict()
+            try:
+                entry["legal"] = Setting.parse(rows["front"], rows["middle"],
+                                               rows["back"]).foul_reason is None
+            except CardError:
+                entry["legal"] = None  # a card twice in the seat: its warning says so
+            players.append({"name": entry["name"], **rows})
+        report["seats"].append(entry)
+    if table.ready and not warnings:
+        try:
+            # The same path as `cpoker score` takes for a table file's players.
+            settled = settle([parse_player(p, n) for n, p in enumerate(players, start=1)], rules)
+            report["settlement"] = settled.to_dict()
+        except TableError as error:
+            settled = None
+            warnings.append(f"cannot settle: {error}")
+    elif table.seats:
+        warnings.append("not settled: correct the seats named in the warnings (or save the "
+                        "table with --save and settle the file with cpoker score)")
+    report["warnings"] = warnings
+    return report, table, settled
+
+
+def table_file(report: dict[str, Any], rules_spec: str) -> dict[str, Any]:
+    """The photo's seats as a table file for ``cpoker score``: rows where read, else the
+    cards read so far, to correct by hand."""
+    players = []
+    for seat in report["seats"]:
+        player: dict[str, Any] = {"name": seat["name"]}
+        if seat["rows"] is not None:
+            player.update({row: " ".join(cards) for row, cards in seat["rows"].items()})
+        else:
+            player["cards"] = " ".join(seat["cards"])
+        players.append(player)
+    return {"rules": rules_spec, "players": players}
+
+
+def _describe_table(report: dict[str, Any]) -> str:
+    lines = [f"{report['image']}: {len(report['seats'])} seats"]
+    for seat in report["seats"]:
+        head = f"  seat {seat['seat']} {seat['name']}: "
+        if seat["rows"] is not None:
+            head += " | ".join(f"{row} {' '.join(cards)}" for row, cards in seat["rows"].items())
+            head += {True: "  (legal)", False: "  (fouled)", None: ""}[seat["legal"]]
+        else:
+            head += f"{len(seat['cards'])} cards, not in rows: {' '.join(seat['cards'])}"
+        lines.append(head)
+        lines.extend(f"    warning: {w}" for w in seat["warnings"])
+    lines.extend(f"  warning: {w}" for w in report["warnings"])
+    return "\n".join(lines)
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    rules = load_rules(args.rules)
+    names = parse_names(args.names)
+    detector = _detector(args.deck)
+    unreadable = unsettled = False
+    for path in args.photos:
+        report, table, settled = read_table_photo(path, detector, rules, names)
+        unreadable |= table is None
+        unsettled |= table is not None and report["settlement"] is None
+        if args.save and table is not None:
+            from vision.draw import annotate_table
+            from vision.photo import load_photo
+
+            folder = Path(args.save)
+            folder.mkdir(parents=True, exist_ok=True)
+            stem = folder / (Path(path).stem + "-table")
+            names_read = [seat["name"] for seat in report["seats"]]
+            annotate_table(load_photo(path), table, names_read).save(
+                stem.with_suffix(".jpg"), quality=90)
+            stem.with_suffix(".json").write_text(
+                json.dumps(table_file(report, args.rules), indent=1, ensure_ascii=False) + "\n",
+                encoding="utf-8")
+        if args.json:
+            _emit(report)
+        else:
+            print(_describe_table(report))
+            if settled is not None:
+                print(format_settlement(settled))
+    return EXIT_BAD_INPUT if unreadable else EXIT_NOT_SETTLED if unsettled else 0
+
+
 # --- parser ---------------------------------------------------------------------------
 
 FAST_HELP = ("live mode: one quick pass at 640 pixels, as for a camera frame (default: "
@@ -407,6 +545,20 @@ def build_parser() -> argparse.ArgumentParser:
     forget.add_argument("name", metavar="NAME")
     forget.add_argument("--json", action="store_true")
     deck.set_defaults(handler=cmd_deck)
+
+    table = sub.add_parser("table", help="read and settle a whole table from one photo each")
+    table.add_argument("photos", nargs="+", metavar="PHOTO")
+    table.add_argument("--rules", default=DEFAULT_PRESET, help=_rules_help())
+    table.add_argument("--names", metavar='"Ann,Bo,Cy,Di"',
+                       help="the seats' names, seat 1 (nearest the photo's bottom edge) first, "
+                            "then clockwise; default Seat 1, Seat 2, ...")
+    table.add_argument("--json", action="store_true", help="one JSON object a line per photo")
+    table.add_argument("--save", metavar="DIR",
+                       help="write each photo with its seats boxed, and its table file for "
+                            "`cpoker score`, into DIR")
+    table.add_argument("--deck", metavar="NAME", help="read with a learned deck "
+                       "(`cpoker deck learn`)")
+    table.set_defaults(handler=cmd_table)
 
     solve = sub.add_parser("solve", help="best settings for 13 cards")
     solve_command.add_arguments(solve)

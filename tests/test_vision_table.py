@@ -1,0 +1,329 @@
+"""Seats and rows of a whole table, on constructed card positions (vision.table).
+
+A constructed table: seats at given angles round a centre (in the photo's coordinates, y
+down, so 90 degrees is straight below the centre), each with rows of 3, 5 and 5 cards
+across the line to the centre, the front row nearest; each card read from both corner
+indices (its box spans the card) or, as often in a photo where cards overlap, from its
+top-left index only (a small box off the card's centre).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from engine.cards import CARD_NAMES
+from vision.reading import CardReading
+from vision.table import group_table
+
+CARD_PX = 60.0  # a card's width in the photo
+ASPECT = 1.4
+ROW_NAMES = ("front", "middle", "back")
+
+
+@dataclass
+class Constructed:
+    cards: list[CardReading]
+    size: tuple[int, int]
+    seats: list[dict[str, list[str]]]  # in the order the angles were given
+
+
+def _index_box(x: float, y: float, angle: float, corner: int) -> tuple[float, float, float,
+                                                                       float]:
+    """The box of a card's top-left (corner 0) or bottom-right (1) index, card units."""
+    sign = -1 if corner == 0 else 1
+    local = np.array([[sign * 0.38 + dx, sign * 0.55 + dy] for dx in (-0.08, 0.08)
+                      for dy in (-0.15, 0.15)])
+    t = math.radians(angle)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    points = local @ rot.T + (x, y)
+    return (*points.min(axis=0), *points.max(axis=0))
+
+
+def build_table(angles: list[float], *, turn: float = 0.0, askew: list[float] | None = None,
+                reach: float = 3.6, dx: float = 1.0, dy: float = ASPECT * 1.05,
+                distances: list[float] | None = None, lone: float = 0.4, seed: int = 0,
+                margin: float = 2.0) -> Constructed:
+    """``angles``: each seat's direction from the centre (degrees, photo coordinates);
+    ``turn`` turns the whole photo; ``askew`` turns each seat's rows about their middle;
+    ``lone``: the share of cards read from one corner only."""
+    rng = np.random.default_rng(seed)
+    names = list(rng.permutation(CARD_NAMES))
+    cards: list[CardReading] = []
+    seats: list[dict[str, list[str]]] = []
+    boxes: list[tuple[str, float, tuple[float, float, float, float], int]] = []
+    for s, theta in enumerate(angles):
+        distance = reach * (distances[s] if distances else 1.0)
+        skew = math.radians(askew[s] if askew else 0.0)
+        seat: dict[str, list[str]] = {}
+        for r, (row, n) in enumerate(zip(ROW_NAMES, (3, 5, 5), strict=True)):
+            seat[row] = []
+            for j in range(n):
+                # Seat below the centre, rows across +y; askew about the middle row's centre.
+                x, y = (j - (n - 1) / 2) * dx, (r - 1) * dy
+                x, y = (x * math.cos(skew) - y * math.sin(skew),
+                        x * math.sin(skew) + y * math.cos(skew))
+                y += distance + dy
+                card_angle = math.degrees(skew) + rng.normal(0, 2)
+                # Turn the seat from straight below (90 degrees) to theta, then the photo.
+                t = math.radians(theta - 90 + turn)
+                gx, gy = x * math.cos(t) - y * math.sin(t), x * math.sin(t) + y * math.cos(t)
+                name = names.pop()
+                seat[row].append(name)
+                corner_boxes = [_index_box(gx, gy, card_angle + theta - 90 + turn, c)
+                                for c in ((0,) if rng.random() < lone else (0, 1))]
+                box = (min(b[0] for b in corner_boxes), min(b[1] for b in corner_boxes),
+                       max(b[2] for b in corner_boxes), max(b[3] for b in corner_boxes))
+                boxes.append((name, 0.9, box, len(corner_boxes)))
+        seats.append(seat)
+    lo = np.min([b[2][:2] for b in boxes], axis=0) - margin
+    hi = np.max([b[2][2:] for b in boxes], axis=0) + margin
+    for name, confidence, (x1, y1, x2, y2), corners in boxes:
+        box = ((x1 - lo[0]) * CARD_PX, (y1 - lo[1]) * CARD_PX, (x2 - lo[0]) * CARD_PX,
+               (y2 - lo[1]) * CARD_PX)
+        cards.append(CardReading(name, confidence, box, corners))
+    size = (int((hi[0] - lo[0]) * CARD_PX), int((hi[1] - lo[1]) * CARD_PX))
+    order = rng.permutation(len(cards))  # a reader lists cards in no seat order
+    return Constructed([cards[i] for i in order], size, seats)
+
+
+def expected_order(angles: list[float], turn: float = 0.0) -> list[int]:
+    """Seat indices as numbered: nearest the bottom edge first (the largest sine), then
+    clockwise on screen, which with y down is increasing angle."""
+    turned = [(a + turn) % 360 for a in angles]
+    first = max(range(len(turned)), key=lambda i: math.sin(math.radians(turned[i])))
+    return sorted(range(len(turned)), key=lambda i: (turned[i] - turned[first]) % 360)
+
+
+def assert_read_right(table: Constructed, angles: list[float], turn: float = 0.0) -> None:
+    reading = group_table(table.cards, table.size)
+    assert [s.warnings for s in reading.seats] == [[]] * len(angles)
+    assert reading.ready
+    got = [s.rows.to_dict() for s in reading.seats if s.rows is not None]
+    want = [table.seats[i] for i in expected_order(angles, turn)]
+    assert [{r: set(c) for r, c in g.items()} for g in got] == \
+        [{r: set(c) for r, c in w.items()} for w in want]
+
+
+# Players never sit exactly opposite: 2 seats a little off, so that no turn of the photo
+# leaves both seats equally near its bottom edge (then either could be seat 1).
+EVEN = {2: [80.0, 265.0], 3: [90.0, 210.0, 330.0], 4: [90.0, 180.0, 270.0, 0.0]}
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+@pytest.mark.parametrize("turn", [0, 90, 180, 270, 37, -128])
+def test_even_tables_every_orientation(seats: int, turn: float) -> None:
+    angles = EVEN[seats]
+    assert_read_right(build_table(angles, turn=turn, seed=seats * 100 + turn), angles, turn)
+
+
+def test_numbering_starts_at_the_bottom_and_goes_clockwise() -> None:
+    # Seats below, right, above and left of the centre (y down): clockwise on screen from
+    # the bottom runs left, top, right.
+    table = build_table([90.0, 0.0, 270.0, 180.0], seed=3)
+    reading = group_table(table.cards, table.size)
+    below, right, above, left = table.seats
+    got = [set(s.card_names) for s in reading.seats]
+    assert got == [{c for row in s.values() for c in row} for s in (below, left, above, right)]
+    assert reading.seats[0].center[1] > reading.seats[2].center[1]  # 1 below 3
+
+
+def test_rows_left_to_right_as_the_player_sees_them() -> None:
+    table = build_table([90.0, 270.0], lone=0.0, seed=4)
+    reading = group_table(table.cards, table.size)
+    bottom, top = reading.seats
+    assert bottom.rows is not None and top.rows is not None
+    # The player at the bottom sees left to right as the photo does; the one at the top,
+    # facing them, the other way round.
+    xs = [c.center[0] for c in bottom.rows.back]
+    assert xs == sorted(xs)
+    xs = [c.center[0] for c in top.rows.back]
+    assert xs == sorted(xs, reverse=True)
+    # Front row first in a seat's cards.
+    assert bottom.card_names[:3] == [c.card for c in bottom.rows.front]
+
+
+@pytest.mark.parametrize("angles", [
+    [90.0, 180.0, 270.0],            # three seats, one side of the table empty
+    [90.0, 0.0],                     # two players at adjacent sides
+    [100.0, 150.0 + 30, 300.0, 20.0],  # four at uneven angles
+    [45.0, 225.0],                   # two across a corner
+    [75.0, 160.0, 290.0],
+])
+def test_uneven_spacing(angles: list[float]) -> None:
+    assert_read_right(build_table(angles, seed=int(sum(angles))), angles)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 4])
+def test_rows_askew_and_seats_at_different_distances(seats: int) -> None:
+    angles = EVEN[seats]
+    askew = [25.0, -30.0, 15.0, -20.0][:seats]
+    distances = [1.0, 1.3, 0.95, 1.2][:seats]
+    table = build_table(angles, askew=askew, distances=distances, turn=17, seed=seats)
+    assert_read_right(table, angles, turn=17)
+
+
+@pytest.mark.parametrize("dx,dy", [(0.55, ASPECT * 0.8), (1.15, ASPECT * 1.25),
+                                   (0.7, ASPECT * 0.75)])
+def test_overlapping_cards_and_rows(dx: float, dy: float) -> None:
+    angles = EVEN[4]
+    reach = 2.5 * dx + ASPECT * 0.6 + 0.3
+    assert_read_right(build_table(angles, dx=dx, dy=dy, reach=reach, lone=0.7, seed=9),
+                      angles)
+
+
+def test_seats_fixed_by_the_caller() -> None:
+    table = build_table(EVEN[3], seed=5)
+    assert len(group_table(table.cards, table.size, seats=3).seats) == 3
+    with pytest.raises(ValueError, match="2 to 4 seats"):
+        group_table(table.cards, table.size, seats=5)
+
+
+# --- warnings -------------------------------------------------------------------------
+
+def seat_of(reading: object, card: str) -> object:
+    return next(s for s in reading.seats if card in s.card_names)  # type: ignore[attr-defined]
+
+
+def test_missing_card_names_the_seat() -> None:
+    table = build_table(EVEN[3], seed=11)
+    missing = table.seats[1]["middle"][2]
+    cards = [c for c in table.cards if c.card != missing]
+    reading = group_table(cards, table.size)
+    short = seat_of(reading, table.seats[1]["back"][0])
+    assert short.rows is None
+    assert short.warnings == [f"seat {short.number}: 12 cards, a hand has 13: find the "
+                              "missing card or retake the photo"]
+    assert not reading.ready
+    others = [s for s in reading.seats if s is not short]
+    assert all(s.rows is not None and not s.warnings for s in others)
+    assert len(short.cards) == 12  # the cards read so far are kept for correction
+
+
+def test_extra_card_names_the_seat() -> None:
+    table = build_table(EVEN[2], seed=12)
+    near = next(c for c in table.cards if c.card == table.seats[0]["back"][4])
+    x1, y1, x2, y2 = near.box
+    unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
+    extra = CardReading(unused, 0.5, (x1 + 30, y1 + 30, x2 + 30, y2 + 30), 1)
+    reading = group_table([*table.cards, extra], table.size)
+    seat = seat_of(reading, unused)
+    assert seat.rows is None
+    assert seat.warnings[0] == (f"seat {seat.number}: 14 cards, a hand has 13: remove the "
+                                "extra card or retake the photo")
+
+
+def test_card_seen_at_two_seats() -> None:
+    table = build_table(EVEN[4], seed=13)
+    twice = table.seats[0]["front"][0]
+    misread = table.seats[2]["back"][1]
+    cards = [CardReading(twice, c.confidence, c.box, c.corners) if c.card == misread else c
+             for c in table.cards]
+    reading = group_table(cards, table.size)
+    holders = [s for s in reading.seats if twice in s.card_names]
+    assert len(holders) == 2
+    first, second = holders
+    assert first.warnings == [f"seat {first.number}: {twice} is also seen at seat "
+                              f"{second.number}: a deck holds it once; correct the misread one"]
+    assert second.warnings == [f"seat {second.number}: {twice} is also seen at seat "
+                               f"{first.number}: a deck holds it once; correct the misread one"]
+    assert not reading.ready
+    # Both seats still have their rows: only the card is in doubt.
+    assert first.rows is not None and second.rows is not None
+
+
+def test_card_seen_twice_in_one_seat() -> None:
+    table = build_table(EVEN[2], seed=14)
+    seat_cards = table.seats[0]
+    twice, misread = seat_cards["middle"][0], seat_cards["back"][3]
+    cards = [CardReading(twice, c.confidence, c.box, c.corners) if c.card == misread else c
+             for c in table.cards]
+    reading = group_table(cards, table.size)
+    seat = seat_of(reading, twice)
+    assert seat.warnings == [f"seat {seat.number}: {twice} seen twice in this seat: one of "
+                             "them is misread; correct it"]
+
+
+def test_seat_cut_off_by_the_edge() -> None:
+    table = build_table(EVEN[4], seed=15, margin=0.0)
+    reading = group_table(table.cards, table.size)
+    # With no margin, every seat's outermost cards touch the frame.
+    edges = {s.number: s.warnings for s in reading.seats}
+    bottom = reading.seats[0]
+    assert any("bottom edge" in w for w in bottom.warnings), edges
+    assert all(any("may be cut off" in w for w in ws) for ws in edges.values())
+    assert not reading.ready
+    # Cut at the photo's top: only the top seat runs off.
+    table = build_table(EVEN[4], seed=15)
+    top_seat = min(group_table(table.cards, table.size).seats, key=lambda s: s.center[1])
+    cut = min(c.box[1] for c in top_seat.cards) + 5
+    kept = [CardReading(c.card, c.confidence, (c.box[0], max(c.box[1] - cut, 0.0),
+                                               c.box[2], c.box[3] - cut), c.corners)
+            for c in table.cards if c.box[3] - cut > 0]
+    size = (table.size[0], int(table.size[1] - cut))
+    reading = group_table(kept, size)
+    flagged = [s for s in reading.seats if s.warnings]
+    assert len(flagged) == 1
+    assert flagged[0].number == 3
+    assert flagged[0].warnings == ["seat 3: cards at the photo's top edge: the seat may be cut "
+                                   "off; retake the photo with the whole table in view"]
+
+
+def test_cards_not_in_rows() -> None:
+    # One seat's 13 cards laid as a grid of four rows of 4, 4, 4 and 1 instead.
+    table = build_table(EVEN[2], seed=16, lone=0.0)
+    gridded = {c for row in table.seats[1].values() for c in row}
+    top = [c for c in table.cards if c.card in gridded]
+    cx = float(np.mean([c.center[0] for c in top]))
+    cy = float(np.mean([c.center[1] for c in top]))
+    cards = [c for c in table.cards if c.card not in gridded]
+    for k, card in enumerate(sorted(gridded)):
+        row, column = divmod(k, 4)
+        x, y = cx + (column - 1.5) * 1.2 * CARD_PX, cy + (row - 1.5) * 1.0 * CARD_PX
+        cards.append(CardReading(card, 0.9, (x - 20, y - 25, x + 20, y + 25), 2))
+    reading = group_table(cards, table.size)
+    seat = seat_of(reading, next(iter(gridded)))
+    assert seat.rows is None
+    assert seat.warnings == [f"seat {seat.number}: the cards do not lie in three rows of 3, "
+                             "5 and 5: straighten the rows, or correct them by hand"]
+    assert len(seat.cards) == 13
+    assert reading.seats[0].rows is not None  # the other seat is read
+
+
+def test_front_row_laid_farthest_from_the_centre() -> None:
+    table = build_table(EVEN[2], seed=17, lone=0.0)
+    reading = group_table(table.cards, table.size)
+    bottom = reading.seats[0]
+    assert bottom.rows is not None
+    # Mirror the bottom seat's rows about its middle row: the row of 3 now lies outermost.
+    middle_y = float(np.mean([c.center[1] for c in bottom.rows.middle]))
+    names = set(bottom.card_names)
+    mirrored = [CardReading(c.card, c.confidence,
+                            (c.box[0], 2 * middle_y - c.box[3], c.box[2], 2 * middle_y - c.box[1]),
+                            c.corners) if c.card in names else c for c in table.cards]
+    reading = group_table(mirrored, table.size)
+    seat = reading.seats[0]
+    assert seat.rows is not None
+    assert set(seat.rows.to_dict()["front"]) == set(table.seats[0]["front"])
+    assert seat.warnings == ["seat 1: the row of 3 lies farthest from the table's centre, "
+                             "where the back row goes: check which row is which"]
+
+
+def test_too_few_cards() -> None:
+    reading = group_table([], (4032, 3024))
+    assert reading.seats == []
+    assert reading.warnings and "found 0 cards" in reading.warnings[0]
+    assert not reading.ready
+
+
+def test_to_dict_matches_the_issue() -> None:
+    table = build_table(EVEN[2], seed=18)
+    data = group_table(table.cards, table.size).to_dict()
+    assert set(data) == {"seats", "warnings"}
+    seat = data["seats"][0]
+    assert set(seat) == {"seat", "cards", "rows", "warnings"}
+    assert seat["seat"] == 1 and len(seat["cards"]) == 13
+    assert {k: len(v) for k, v in seat["rows"].items()} == {"front": 3, "middle": 5, "back": 5}

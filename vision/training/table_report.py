@@ -1,0 +1,242 @@
+"""How well a whole table is read: rendered table scenes of held-out decks, each seat
+checked for all 13 cards and its three rows exactly right.
+
+    python -m vision.training.table_report --count 40 [--seed 15] [--reader]
+
+(a) from the scenes' true corner boxes (the grouping of ``vision.table`` alone), and with
+``--reader`` (b) through the shipped reader too, each scene written as a 4032x3024 phone
+JPEG and read as ``cpoker table`` reads a photo. Only scenes where every card shows a
+corner index are counted (a person would retake the others); how many were redrawn is
+printed. The helpers here also make the committed test photos
+(``tools/make_table_scenes.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from engine.cards import CARD_NAMES
+from vision.reading import CardReading
+from vision.table import TableReading, group_table
+from vision.training.synth import scene as synth
+from vision.training.synth.backgrounds import BACKGROUNDS
+from vision.training.synth.decks import Deck, available_decks, load_deck
+
+PHONE = (4032, 3024)  # a 12 MP phone photo, landscape
+ROWS = (("front", 0, 3), ("middle", 3, 8), ("back", 8, 13))
+
+
+@dataclass
+class TableScene:
+    image: np.ndarray  # HxWx3 RGB
+    seats: list[dict[str, list[str]]]  # truth: seat 1 first, each {"front", "middle", "back"}
+    boxes: dict[str, tuple[float, float, float, float]]  # card -> union of its corner boxes
+    corners: dict[str, int]  # card -> corner indices showing
+    indices: list[tuple[str, tuple[float, float, float, float]]]  # each index's true box
+    deck: str
+    background: str
+    jpeg_quality: int
+
+    def true_cards(self) -> list[CardReading]:
+        return [CardReading(card, 1.0, box, self.corners[card])
+                for card, box in self.boxes.items()]
+
+    def truth(self) -> dict[str, object]:
+        return {"seats": [{"seat": n, **rows} for n, rows in enumerate(self.seats, start=1)],
+                "deck": self.deck, "background": self.background,
+                "size": [int(self.image.shape[1]), int(self.image.shape[0])],
+                "indices": [{"card": card, "box": [round(v, 1) for v in box]}
+                            for card, box in self.indices]}
+
+
+def render_table(rng: np.random.Generator, deck: Deck, frame: tuple[int, int] = PHONE
+                 ) -> TableScene | None:
+    """A table scene as a phone would take it, or None when a card shows no corner index
+    or a card lies near the frame's sides (where the square scene is widened)."""
+    width, height = frame
+    side = min(width, height)
+    scene = synth.render_scene(rng, deck, side, layout="table",
+                               backgrounds=tuple(BACKGROUNDS))
+    boxes: dict[str, tuple[float, float, float, float]] = {}
+    corners: dict[str, int] = defaultdict(int)
+    indices: list[tuple[str, tuple[float, float, float, float]]] = []
+    for class_id, cx, cy, w, h in scene.labels:
+        card = CARD_NAMES[class_id]
+        box = ((cx - w / 2) * side, (cy - h / 2) * side, (cx + w / 2) * side,
+               (cy + h / 2) * side)
+        old = boxes.get(card, box)
+        boxes[card] = (min(old[0], box[0]), min(old[1], box[1]), max(old[2], box[2]),
+                       max(old[3], box[3]))
+        corners[card] += 1
+        indices.append((card, box))
+    if set(boxes) != set(scene.cards):
+        return None
+    # A card's index can lie up to a card's length inside the card: keep cards off the
+    # square's sides so that widening it never cuts one.
+    margin = 0.08 * side
+    if any(b[0] < margin or b[2] > side - margin for b in boxes.values()) and width != height:
+        return None
+    image, (dx, dy) = widen(scene.image, scene.background, rng, frame)
+    boxes = {c: (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy) for c, b in boxes.items()}
+    indices = [(c, (b[0] + dx, b[1] + dy, b[2] + dx, b[3] + dy)) for c, b in indices]
+    seats = [{row: scene.cards[13 * s + a:13 * s + b] for row, a, b in ROWS}
+             for s in range(len(scene.cards) // 13)]
+    return TableScene(image, _numbered(seats, boxes), boxes, dict(corners), indices,
+                      deck.name, scene.background, scene.jpeg_quality)
+
+
+def widen(square: np.ndarray, kind: str, rng: np.random.Generator, frame: tuple[int, int]
+          ) -> tuple[np.ndarray, tuple[int, int]]:
+    """The square scene in the middle of a ``frame``-sized photo; the sides are more of the
+    same kind of table, matched to the scene's edge colour and blended in. Returns the
+    photo and where the square's top-left corner lies in it."""
+    width, height = frame
+    side = square.shape[0]
+    if (width, height) == (side, side):
+        return square, (0, 0)
+    table = BACKGROUNDS[kind](rng, max(width, height))[:height, :width].astype(np.float32)
+    photo = table.copy()
+    dx, dy = (width - side) // 2, (height - side) // 2
+    scene = square.astype(np.float32) / 255
+    band = max(8, side // 40)
+    # Each side of the table matched to the scene's own edge: its lighting falls off too.
+    left = scene[:, :band].mean(axis=(0, 1)) / np.maximum(table[:, :dx].mean(axis=(0, 1)), 1e-3)
+    right = scene[:, -band:].mean(axis=(0, 1)) / np.maximum(
+        table[:, dx + side:].mean(axis=(0, 1)), 1e-3)
+    ramp = np.linspace(0, 1, width, dtype=np.float32)[None, :, None]
+    photo *= left * (1 - ramp) + right * ramp
+    # Feather the seam over a band of the scene's edge, where no card lies (render_table).
+    alpha = np.ones((side, side, 1), np.float32)
+    fade = np.linspace(0, 1, band, dtype=np.float32)
+    alpha[:, :band, 0] = fade[None, :]
+    alpha[:, -band:, 0] = np.minimum(alpha[:, -band:, 0], fade[::-1][None, :])
+    region = photo[dy:dy + side, dx:dx + side]
+    region[:] = scene * alpha + region * (1 - alpha)
+    photo += rng.normal(0, 0.01, photo.shape).astype(np.float32)
+    return (np.clip(photo, 0, 1) * 255 + 0.5).astype(np.uint8), (dx, dy)
+
+
+def _numbered(seats: list[dict[str, list[str]]],
+              boxes: dict[str, tuple[float, float, float, float]]
+              ) -> list[dict[str, list[str]]]:
+    """The seats in the order the issue numbers them: the one nearest the bottom edge,
+    then clockwise round the mean of the seats' centres (the generator spaces seats
+    evenly, give or take a few degrees)."""
+    def centre(seat: dict[str, list[str]]) -> tuple[float, float]:
+        points = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2)
+                  for row in seat.values() for b in (boxes[c] for c in row)]
+        return float(np.mean([p[0] for p in points])), float(np.mean([p[1] for p in points]))
+
+    centres = [centre(s) for s in seats]
+    mx, my = float(np.mean([c[0] for c in centres])), float(np.mean([c[1] for c in centres]))
+    first = max(range(len(seats)), key=lambda i: centres[i][1])
+    start = math.atan2(centres[first][1] - my, centres[first][0] - mx)
+    order = sorted(range(len(seats)), key=lambda i: (math.atan2(
+        centres[i][1] - my, centres[i][0] - mx) - start) % (2 * math.pi))
+    return [seats[i] for i in order]
+
+
+def seats_right(table: TableReading, truth: list[dict[str, list[str]]]) -> tuple[int, int]:
+    """(seats read with all 13 cards and three rows exactly right, seats numbered right
+    too): a true seat counts when some seat read holds exactly its cards, row by row."""
+    right = numbered = 0
+    for number, rows in enumerate(truth, start=1):
+        want = {row: set(cards) for row, cards in rows.items()}
+        for seat in table.seats:
+            if seat.rows is not None and {r: set(c) for r, c in seat.rows.to_dict().items()
+                                          } == want and len(seat.cards) == 13:
+                right += 1
+                numbered += seat.number == number
+                break
+    return right, numbered
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=40, help="table scenes to render")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--reader", action="store_true",
+                        help="also read each scene through the shipped reader (slow)")
+    parser.add_argument("--square", type=int, default=0,
+                        help="render square scenes of this side instead of phone photos "
+                             "(grouping only: fast)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(args.seed)
+    decks = [load_deck(name) for name in available_decks("val")]
+    if not decks:
+        print("no held-out decks cached: run python -m vision.training.synth.decks fetch",
+              file=sys.stderr)
+        return 2
+    frame = (args.square, args.square) if args.square else PHONE
+    detector = None
+    if args.reader:
+        from vision.detector import CardDetector
+
+        detector = CardDetector()
+    totals: dict[str, int] = defaultdict(int)
+    by_seats: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
+    redrawn = 0
+    read_seconds: list[float] = []
+    started = time.perf_counter()
+    made = 0
+    while made < args.count:
+        scene = render_table(rng, decks[made % len(decks)], frame)
+        if scene is None:
+            redrawn += 1
+            continue
+        made += 1
+        seats = len(scene.seats)
+        height, width = scene.image.shape[:2]
+        grouped = group_table(scene.true_cards(), (width, height))
+        right, numbered = seats_right(grouped, scene.seats)
+        totals["seats"] += seats
+        totals["true_right"] += right
+        totals["true_numbered"] += numbered
+        totals["true_tables"] += right == seats
+        by_seats[seats][0] += seats
+        by_seats[seats][1] += right
+        if detector is not None:
+            from vision.pipeline import read_photo
+
+            _, jpeg = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
+                                    [cv2.IMWRITE_JPEG_QUALITY, 85])
+            tick = time.perf_counter()
+            reading = read_photo(jpeg.tobytes(), detector, expect=None)
+            read = group_table(reading.cards, reading.size)
+            read_seconds.append(time.perf_counter() - tick)
+            right_read, _ = seats_right(read, scene.seats)
+            totals["read_right"] += right_read
+            totals["read_tables"] += right_read == seats
+            by_seats[seats][2] += right_read
+    report = {
+        "scenes": made, "redrawn": redrawn, "seats": totals["seats"],
+        "true_boxes": {"seats_right": totals["true_right"] / max(totals["seats"], 1),
+                       "seats_numbered_right": totals["true_numbered"] / max(totals["seats"], 1),
+                       "tables_right": totals["true_tables"] / max(made, 1)},
+        "by_seat_count": {str(k): {"seats": v[0], "true_right": v[1], "read_right": v[2]}
+                          for k, v in sorted(by_seats.items())},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+    if detector is not None:
+        report["reader"] = {"seats_right": totals["read_right"] / max(totals["seats"], 1),
+                            "tables_right": totals["read_tables"] / max(made, 1),
+                            "median_read_s": float(np.median(read_seconds))}
+    if args.json:
+        print(json.dumps(report))
+    else:
+        print(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
