@@ -4,8 +4,7 @@ The photos are rendered whole tables of held-out decks (tests/data/tables/, made
 tools/make_table_scenes.py), each with its truth beside it: the seats as numbered, their
 rows, and every corner index's true box. Two readers are used:
 
-- the shipped detector, for what a user gets (the tests that need photo mode's
-  full-resolution reading are marked xfail until it lands: issue 13);
+- the shipped detector in photo mode, for what a user gets;
 - a perfect detector that reports the true corner boxes, so that everything after the
   detector (merging corners, seats, rows, warnings, settlement, exit codes, --save) is
   checked exactly today.
@@ -30,7 +29,6 @@ from vision.detections import Detections
 TABLES = DATA / "tables"
 PHOTOS = sorted(TABLES.glob("*.jpg"))
 NAMES = ["Ann", "Bo", "Cy", "Di"]
-PHOTO_MODE = pytest.mark.xfail(reason="needs photo mode (issue 13)", strict=False)
 
 
 def truth_of(photo: Path) -> dict[str, Any]:
@@ -45,7 +43,7 @@ class TrueBoxes:
         self.truth = truth
         self.crop_top = crop_top
 
-    def detect(self, image: np.ndarray) -> Detections:
+    def detect(self, image: np.ndarray, mode: str = "photo") -> Detections:
         scale = image.shape[1] / self.truth["size"][0]
         boxes, classes = [], []
         for index in self.truth["indices"]:
@@ -119,7 +117,7 @@ def test_settles_as_cpoker_score_does(photo: Path, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     truth = truth_of(photo)
     names = NAMES[:len(truth["seats"])]
-    monkeypatch.setattr(cli, "_detector", lambda: TrueBoxes(truth))
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: TrueBoxes(truth))
     code, lines, _ = run_table([str(photo), "--json", "--rules", "2-4", "--names",
                                 ",".join(names)], capsys)
     assert code == 0
@@ -136,7 +134,7 @@ def test_readable_output_and_default_names(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     photo = PHOTOS[1]
     truth = truth_of(photo)
-    monkeypatch.setattr(cli, "_detector", lambda: TrueBoxes(truth))
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: TrueBoxes(truth))
     code, _, out = run_table([str(photo)], capsys)
     assert code == 0
     assert out.startswith(f"{photo}: 3 seats\n  seat 1 Seat 1: front ")
@@ -150,7 +148,7 @@ def test_save_writes_the_boxed_photo_and_a_table_file(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     photo = PHOTOS[2]
     truth = truth_of(photo)
-    monkeypatch.setattr(cli, "_detector", lambda: TrueBoxes(truth))
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: TrueBoxes(truth))
     code, lines, _ = run_table([str(photo), "--json", "--rules", "pagat", "--names",
                                 "Ann,Bo,Cy,Di", "--save", str(tmp_path / "out")], capsys)
     assert code == 0
@@ -176,7 +174,7 @@ def test_cut_off_seat_is_not_settled(tmp_path: Path, capsys: pytest.CaptureFixtu
     crop = int(top + (bottom - top) * 0.2)
     with Image.open(photo) as image:
         image.crop((0, crop, image.size[0], image.size[1])).save(tmp_path / "cut.jpg")
-    monkeypatch.setattr(cli, "_detector", lambda: TrueBoxes(truth, crop_top=crop))
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: TrueBoxes(truth, crop_top=crop))
     code, lines, _ = run_table([str(tmp_path / "cut.jpg"), "--json"], capsys)
     assert code == 1
     (report,) = lines
@@ -194,7 +192,7 @@ def test_cut_off_seat_is_not_settled(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_names_that_do_not_match_the_seats(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     truth = truth_of(PHOTOS[0])
-    monkeypatch.setattr(cli, "_detector", lambda: TrueBoxes(truth))
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: TrueBoxes(truth))
     code, lines, _ = run_table([str(PHOTOS[0]), "--json", "--names", "Ann,Bo,Cy"], capsys)
     assert code == 1
     assert lines[0]["settlement"] is None
@@ -205,7 +203,7 @@ def test_names_that_do_not_match_the_seats(capsys: pytest.CaptureFixture[str],
 def test_rules_that_cannot_settle_say_why(capsys: pytest.CaptureFixture[str],
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     truth = truth_of(PHOTOS[0])
-    monkeypatch.setattr(cli, "_detector", lambda: TrueBoxes(truth))
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: TrueBoxes(truth))
     code, lines, _ = run_table([str(PHOTOS[0]), "--json", "--rules", "malayan"], capsys)
     assert code == 1
     assert lines[0]["settlement"] is None
@@ -262,7 +260,6 @@ def test_json_contract_with_the_shipped_reader(capsys: pytest.CaptureFixture[str
     assert code == (0 if all(line["settlement"] for line in lines) else 1)
 
 
-@PHOTO_MODE
 @pytest.mark.parametrize("photo", PHOTOS, ids=lambda p: p.stem)
 def test_shipped_reader_settles_the_table(photo: Path, tmp_path: Path,
                                           capsys: pytest.CaptureFixture[str]) -> None:
