@@ -356,7 +356,9 @@ def page_hand(rules: Rules) -> None:
     show_cards(cards, ngettext("Your card ({count})", "Your cards ({count})",
                                len(cards)).format(count=len(cards)), wrap=True)
     if complete:
-        players = st.slider(_("Players at the table"), 2, MAX_PLAYERS, 4, key="hand_players")
+        # Three buttons, not a slider: one tap on a phone, and nothing past the edge.
+        players = st.radio(_("Players at the table"), list(range(2, MAX_PLAYERS + 1)),
+                           index=MAX_PLAYERS - 2, horizontal=True, key="hand_players")
         show_advice(cards, rules, players, reading)
     else:
         verb = (_("add {count} in the list below") if len(cards) < 13

@@ -24,7 +24,7 @@ PAGE_STYLE = """<style>
   vertical-align:-0.1em; border-radius:0.15em}
 /* A phone: less padding around the page, a smaller title, no sideways scroll. */
 @media (max-width: 640px) {
-  .block-container {padding:2.6rem 0.7rem 3rem 0.7rem}
+  .block-container {padding:3.8rem 0.7rem 3rem 0.7rem}
   h1 {font-size:1.45rem !important; padding:0.2rem 0 !important}
   .cp-card {font-size:1.05rem}
 }
