@@ -1,7 +1,10 @@
 """The Streamlit app: advice from a photo of your hand, and the settlement of a real table.
 
 `make run` starts it. This file only wires `vision/` (photo -> cards and rows) to
-`engine/` (rules, solver, scoring) and lays out the page; it holds no game logic.
+`engine/` (rules, solver, scoring) and lays out the page, one function per page; `ui/`
+holds the translations (`ui.i18n`), the engine's words in the player's language
+(`ui.terms`), the card faces and page style (`ui.style`) and the photo as shown
+(`ui.photo`). Every string a player reads is marked with `_()`: see README, "Translations".
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from engine.cards import CARD_NAMES, SUIT_SYMBOLS, CardError, parse_cards
+from engine.cards import CARD_NAMES, CardError, parse_cards
 from engine.naturals import find_naturals
 from engine.rules import (
     DEFAULT_PRESET,
@@ -30,8 +33,13 @@ from engine.rules import (
     rules_from_toml,
 )
 from engine.scoring import Settlement, TableError, settle
-from engine.setting import Setting
+from engine.setting import Row, Setting
 from engine.table import parse_player
+from ui import terms
+from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES, _, ngettext, set_language
+from ui.photo import annotated_jpeg, legend_html, shrink
+from ui.style import PAGE_STYLE, card_text, cards_html
+from ui.timing import phase
 
 APP_ERRORS = (CardError, RulesError, TableError)
 ROW_NAMES = ("front", "middle", "back")
@@ -40,8 +48,11 @@ MAX_PLAYERS = 4
 
 # --- shared pieces ----------------------------------------------------------------------
 
-@st.cache_resource(show_spinner="Loading the card detector...")
+@st.cache_resource(show_spinner=False)
 def _load_detector(deck: str | None) -> Any:
+    """Loaded once per server (and deck) and warmed up, so the first photo is answered
+    quickly. onnxruntime runs one session from many threads at once, so every session
+    shares it."""
     from vision.detector import CardDetector, ModelError
 
     learned = None
@@ -58,94 +69,114 @@ def _load_detector(deck: str | None) -> Any:
 
 
 def get_detector() -> Any:
-    """Loaded once per server (and deck) and warmed up, so the first photo is answered
-    quickly; it reads with the deck chosen in the sidebar."""
+    """The shared detector, reading with the deck chosen in the sidebar."""
     return _load_detector(st.session_state.get("deck_in_use") or None)
 
 
-def read_upload(data: bytes, name: str, expect: int | None = 13) -> Any:
-    """A photo's reading, or None after showing why it could not be read."""
+def error_text(error: Exception) -> str:
+    return terms.message(str(error))
+
+
+def read_upload(data: bytes, slot: str, expect: int | None = 13) -> Any:
+    """A photo's reading, or None after showing why it could not be read. The photo is
+    kept only as the page shows it, one per ``slot`` (your hand, each seat): a session
+    that uploads sixty photos holds the last of each, not sixty."""
     from vision.detector import ModelError
     from vision.photo import PhotoError, load_photo
     from vision.pipeline import read_image
 
     try:
-        image = load_photo(data)
-        reading = read_image(image, get_detector(), name, expect)
+        with st.spinner(_("Reading the cards...")), phase("read"):
+            image = load_photo(data)
+            reading = read_image(image, get_detector(), slot, expect)
     except PhotoError as error:
-        st.error(f"{error}. Upload another photo or type the cards.")
+        st.error(_("{problem}. Upload another photo or type the cards.").format(
+            problem=error_text(error)))
         return None
     except ModelError as error:
-        st.error(f"The card detector is not available ({error}). Type the cards instead.")
+        st.error(_("The card detector is not available ({problem}). Type the cards instead."
+                   ).format(problem=error))
         return None
-    st.session_state[f"image:{name}"] = image
+    with phase("draw"):
+        picture, scale = shrink(image)
+        st.session_state[f"photo:{slot}"] = {"image": np.asarray(picture), "scale": scale,
+                                             "jpeg": {}}
+    if slot == "hand" and st.session_state.get("deck_in_use"):
+        # A corrected card teaches the deck in use from its corners (learn_from_correction):
+        # the last hand photo and its boxes are kept, one photo, replaced by the next.
+        st.session_state["image:hand"] = image
+    else:
+        reading.detections = None  # the boxes live on in reading.cards
     return reading
 
 
-def show_reading(reading: Any, caption: str) -> None:
-    from vision.draw import annotate
+def show_reading(reading: Any, slot: str, caption: str) -> None:
+    """The photo with every card boxed (drawn once per language), and the reader's
+    warnings."""
+    shown = st.session_state.get(f"photo:{slot}")
+    if shown is not None:
+        from ui.i18n import get_language
 
-    image = st.session_state.get(f"image:{reading.image}")
-    if image is not None:
-        st.image(annotate(image, reading.cards, reading.rows), caption=caption,
-                 use_container_width=True)
+        language = get_language()
+        if language not in shown["jpeg"]:
+            with phase("draw"):
+                shown["jpeg"] = {language: annotated_jpeg(shown["image"], reading,
+                                                          box_scale=shown["scale"])}
+        st.image(shown["jpeg"][language], caption=caption, use_container_width=True)
+        if reading.rows is not None:
+            st.markdown(legend_html(), unsafe_allow_html=True)
     for warning in reading.warnings:
-        st.warning(warning)
+        st.warning(terms.message(warning))
 
 
-CARD_STYLE = """<style>
-.cp-card {display:inline-block; min-width:2.4em; padding:0.35em 0.4em; margin:0.15em;
-  border:1px solid #999; border-radius:0.35em; background:#fff; color:#111; font-weight:700;
-  font-size:1.25em; text-align:center; box-shadow:1px 1px 2px #0002}
-.cp-card.cp-red {color:#c8102e}
-</style>"""
-
-
-def card_face(card: str) -> str:
-    red = " cp-red" if card[1] in "hd" else ""
-    return f'<span class="cp-card{red}">{card_option(card)}</span>'
-
-
-def show_cards(cards: list[str], label: str = "") -> None:
-    faces = "".join(card_face(c) for c in cards)
-    st.markdown(f"{label}{faces}", unsafe_allow_html=True)
-
-
-def card_option(card: str) -> str:
-    return ("10" if card[0] == "T" else card[0]) + SUIT_SYMBOLS[card[1]]
+def show_cards(cards: list[str], label: str = "", wrap: bool = False) -> None:
+    st.markdown(cards_html(cards, label, wrap), unsafe_allow_html=True)
 
 
 def parse_card_text(text: str) -> list[str] | None:
     try:
         return [str(c) for c in parse_cards(text)]
     except CardError as error:
-        st.error(f"{error}. Fix it and try again: cards look like As, Td, 10d or A♠.")
+        st.error(_("{problem}. Fix it and try again: cards look like As, Td, 10d or A♠."
+                   ).format(problem=error_text(error)))
         return None
 
 
-# --- rules ------------------------------------------------------------------------------
+# --- language and rules (the sidebar) ---------------------------------------------------
+
+def language_sidebar() -> str:
+    """The player's language, remembered for the session (the widget's key); a link may
+    choose it with ?lang=vi."""
+    if "language" not in st.session_state:
+        asked = st.query_params.get("lang", DEFAULT_LANGUAGE)
+        st.session_state["language"] = asked if asked in LANGUAGES else DEFAULT_LANGUAGE
+    language = st.sidebar.selectbox("Language / 語言 / 语言 / Ngôn ngữ", list(LANGUAGES),
+                                    format_func=LANGUAGES.__getitem__, key="language")
+    set_language(language)
+    return language
+
 
 def _option_widget(rules: Rules, name: str) -> Any:
     value = getattr(rules, name)
     key = f"opt:{rules.name}:{name}"
-    label = name.replace("_", " ")
-    if name == "royalty_mode":
-        options = ["none", "winner-instead", "winner-added", "always"]
-        return st.selectbox(label, options, index=options.index(value), key=key)
-    if name == "row_scheme":
-        options = ["per-row", "two-of-three"]
-        return st.selectbox(label, options, index=options.index(value), key=key)
-    if name == "naturals_versus":
-        options = ["higher-full", "difference"]
-        return st.selectbox(label, options, index=options.index(value), key=key)
+    label = terms.option_label(name)
+    choices = {"royalty_mode": ["none", "winner-instead", "winner-added", "always"],
+               "row_scheme": ["per-row", "two-of-three"],
+               "naturals_versus": ["higher-full", "difference"]}
+    if name in choices:
+        options = choices[name]
+        return st.selectbox(label, options, index=options.index(value), key=key,
+                            format_func=terms.choice_label)
     if name == "surrender":
         options = ["not allowed", "two-rows", "fixed units"]
         current = ("not allowed" if value is False else
                    "two-rows" if value == "two-rows" else "fixed units")
-        choice = st.selectbox(label, options, index=options.index(current), key=key)
+        choice = st.selectbox(label, options, index=options.index(current), key=key,
+                              format_func=terms.choice_label)
         if choice == "fixed units":
             units = value if isinstance(value, int | float) and value is not False else 3
-            return st.number_input("surrender units", 0.0, 100.0, float(units), key=key + ":u")
+            return st.number_input(_("surrender units"), 0.0, 100.0, float(units),
+                                   key=key + ":u")
         return False if choice == "not allowed" else "two-rows"
     if isinstance(value, bool):
         return st.checkbox(label, value, key=key)
@@ -162,36 +193,42 @@ EDITABLE = [f.name for f in fields(Rules)
                               "naturals", "aces_values")]
 
 
+def load_rules_file(sidebar: Any) -> None:
+    uploaded = sidebar.file_uploader(_("Load a rules file (TOML)"), type=["toml"],
+                                     key="rules_file")
+    if uploaded is None or st.session_state.get("rules_file_id") == uploaded.file_id:
+        return
+    try:
+        loaded = rules_from_toml(uploaded.getvalue().decode("utf-8", "replace"),
+                                 uploaded.name.removesuffix(".toml"))
+    except RulesError as error:
+        sidebar.error(_("{problem}. The rules in use are unchanged.").format(problem=error))
+    else:
+        st.session_state["custom_rules"] = loaded
+        st.session_state["rules_file_id"] = uploaded.file_id
+
+
 def rules_sidebar() -> Rules:
     """Choose a preset, read it in words, change any option, save or load it."""
     sidebar = st.sidebar
-    sidebar.header("Table rules")
-    uploaded = sidebar.file_uploader("Load a rules file (TOML)", type=["toml"], key="rules_file")
-    if uploaded is not None and st.session_state.get("rules_file_id") != uploaded.file_id:
-        try:
-            loaded = rules_from_toml(uploaded.getvalue().decode("utf-8", "replace"),
-                                     uploaded.name.removesuffix(".toml"))
-        except RulesError as error:
-            sidebar.error(f"{error}. The rules in use are unchanged.")
-        else:
-            st.session_state["custom_rules"] = loaded
-            st.session_state["rules_file_id"] = uploaded.file_id
+    sidebar.header(_("Table rules"))
+    load_rules_file(sidebar)
     names = preset_names()
     custom = st.session_state.get("custom_rules")
     choices = names + ([custom.name] if custom and custom.name not in names else [])
     default = choices.index(custom.name) if custom else names.index(DEFAULT_PRESET)
-    chosen = sidebar.selectbox("Preset", choices, index=default, key="preset")
+    chosen = sidebar.selectbox(_("Preset"), choices, index=default, key="preset")
     base = custom if custom and chosen == custom.name else preset(chosen)
-    sidebar.caption(f"**{base.title or base.name}**: {base.description}")
-    with sidebar.expander("Change options"):
+    sidebar.caption(f"**{terms.preset_title(base)}**: {terms.preset_description(base)}")
+    with sidebar.expander(_("Change options")):
         changes = {name: _option_widget(base, name) for name in EDITABLE}
-        st.markdown("**Royalties** (units)")
-        royalties = {key: st.number_input(key.replace("_", " "), 0.0, 200.0,
+        st.markdown("**{}**".format(_("Royalties (units)")))
+        royalties = {key: st.number_input(terms.royalty_label(key), 0.0, 200.0,
                                           float(base.royalties.get(key, 0)),
                                           key=f"roy:{base.name}:{key}")
                      for key in ROYALTY_KEYS}
-        st.markdown("**Naturals** (units; 0 = not played)")
-        naturals = {key: st.number_input(key.replace("_", " "), 0.0, 500.0,
+        st.markdown("**{}**".format(_("Naturals (units; 0 = not played)")))
+        naturals = {key: st.number_input(terms.natural_label(key), 0.0, 500.0,
                                          float(base.naturals.get(key, 0)),
                                          key=f"nat:{base.name}:{key}")
                     for key in NATURAL_KEYS}
@@ -202,46 +239,57 @@ def rules_sidebar() -> Rules:
             "naturals": {k: v for k, v in naturals.items() if v},
         }, base)
     except RulesError as error:
-        sidebar.error(f"{error}. Using {base.name} as it is.")
+        sidebar.error(_("{problem}. Using {rules} as it is.").format(problem=error,
+                                                                     rules=base.name))
         rules = base
     if rules != base:
-        sidebar.info("Options changed from the preset.")
-    sidebar.download_button("Save these rules", rules.to_toml(), file_name=f"{rules.name}.toml",
-                            mime="application/toml")
+        sidebar.info(_("Options changed from the preset."))
+    sidebar.download_button(_("Save these rules"), rules.to_toml(),
+                            file_name=f"{rules.name}.toml", mime="application/toml")
     return rules
 
 
 # --- advice: my hand --------------------------------------------------------------------
 
+HAND_SOURCES = ("upload", "camera", "live", "type")
+
+
+def hand_source_label(source: str) -> str:
+    return {"upload": _("Upload a photo"), "camera": _("Camera"),
+            "live": _("Live camera"), "type": _("Type them")}[source]
+
+
 def hand_input() -> None:
     """Camera, upload or typing; every source ends in st.session_state['hand_cards']."""
-    source = st.radio("Cards from", ["Upload a photo", "Camera", "Live camera", "Type them"],
-                      horizontal=True, key="hand_source")
+    source = st.radio(_("Cards from"), list(HAND_SOURCES), horizontal=True, key="hand_source",
+                      format_func=hand_source_label)
     photo = None
-    if source == "Live camera":
+    if source == "live":
         live_camera()
-    elif source == "Camera":
+    elif source == "camera":
         # The camera's best: a 13-card spread's corner indices need the pixels.
-        photo = st.camera_input("Photograph your 13 cards, face up", key="hand_camera",
+        photo = st.camera_input(_("Photograph your 13 cards, face up"), key="hand_camera",
                                 resolution="1080p")
-    elif source == "Upload a photo":
-        photo = st.file_uploader("A photo of your 13 cards (or of your three set rows)",
+    elif source == "upload":
+        photo = st.file_uploader(_("A photo of your 13 cards (or of your three set rows)"),
                                  type=["jpg", "jpeg", "png", "webp", "heic", "bmp"],
                                  key="hand_upload")
     else:
-        text = st.text_input("Your 13 cards", key="hand_text",
+        text = st.text_input(_("Your 13 cards"), key="hand_text",
                              placeholder="As Kd Qh Jc Ts 9d 8h 7c 6s 5d 4h 3c 2s")
-        if st.button("Use these cards", key="hand_use_text"):
+        if st.button(_("Use these cards"), key="hand_use_text"):
             cards = parse_card_text(text)
             if cards is not None:
                 st.session_state["hand_cards"] = cards
                 st.session_state["hand_reading"] = None
-    if photo is not None:
+                st.session_state.pop("photo:hand", None)
+    if photo is not None and st.session_state.get("hand_photo_done") != photo.file_id:
         st.session_state["hand_photo"] = (photo.file_id, photo.name, photo.getvalue())
-    pending = st.session_state.get("hand_photo")
+    pending = st.session_state.pop("hand_photo", None)
     if pending and st.session_state.get("hand_photo_done") != pending[0]:
+        # The bytes are read once and dropped: nothing is kept per upload.
         st.session_state["hand_photo_done"] = pending[0]
-        reading = read_upload(pending[2], pending[1] or "photo")
+        reading = read_upload(pending[2], "hand")
         if reading is not None:
             st.session_state["hand_reading"] = reading
             st.session_state["hand_cards"] = list(dict.fromkeys(reading.card_names))
@@ -251,23 +299,29 @@ class LiveReader:
     """Reads every frame of the live video (in streamlit-webrtc's worker thread) and keeps
     the latest reading for the page to take."""
 
-    def __init__(self, detector: Any) -> None:
+    def __init__(self, detector: Any, language: str) -> None:
         self.detector = detector
+        self.language = language
         self.lock = threading.Lock()
         self.latest: list[str] = []
 
     def __call__(self, frame: Any) -> Any:
         import av
 
-        from vision.draw import annotate
         from vision.pipeline import read_image
 
         image = frame.to_ndarray(format="rgb24")
-        reading = read_image(image, self.detector, "live", expect=13)
+        reading = read_image(image, self.detector, "live", expect=13, mode="live")
         with self.lock:
             self.latest = list(dict.fromkeys(reading.card_names))
-        boxed = np.asarray(annotate(image, reading.cards, reading.rows))
+        boxed = np.asarray(_decode(annotated_jpeg(image, reading, self.language)))
         return av.VideoFrame.from_ndarray(boxed, format="rgb24")
+
+
+def _decode(jpeg: bytes) -> Any:
+    from PIL import Image
+
+    return Image.open(io.BytesIO(jpeg)).convert("RGB")
 
 
 def live_camera() -> None:
@@ -275,14 +329,17 @@ def live_camera() -> None:
     same machine or network, so no STUN/TURN server is configured."""
     from streamlit_webrtc import WebRtcMode, webrtc_streamer
 
+    from ui.i18n import get_language
     from vision.detector import ModelError
 
     try:
         detector = get_detector()
     except ModelError as error:
-        st.error(f"The card detector is not available ({error}). Type the cards instead.")
+        st.error(_("The card detector is not available ({problem}). Type the cards instead."
+                   ).format(problem=error))
         return
-    reader = st.session_state.setdefault("live_reader", LiveReader(detector))
+    reader = st.session_state.setdefault("live_reader", LiveReader(detector, get_language()))
+    reader.language = get_language()
     webrtc_streamer(
         key="live",
         mode=WebRtcMode.SENDRECV,
@@ -292,124 +349,154 @@ def live_camera() -> None:
                                             "height": {"ideal": 1080}}, "audio": False},
         async_processing=True,
     )
-    if st.button("Use the cards in view", key="live_take"):
+    if st.button(_("Use the cards in view"), key="live_take"):
         with reader.lock:
             seen = list(reader.latest)
         if seen:
             st.session_state["hand_cards"] = seen
             st.session_state["hand_reading"] = None
+            st.session_state.pop("photo:hand", None)
         else:
-            st.warning("No cards in view yet: start the camera and show the cards.")
+            st.warning(_("No cards in view yet: start the camera and show the cards."))
 
 
 def page_hand(rules: Rules) -> None:
-    st.subheader("My hand: what should I set?")
+    """Phone first: the cards read, then the advice, then the photo and the corrections
+    (open by themselves when the count is wrong), so the best setting shows without
+    scrolling past the photo."""
+    st.subheader(_("My hand: what should I set?"))
     hand_input()
     reading = st.session_state.get("hand_reading")
-    if reading is not None:
-        show_reading(reading, f"{len(reading.cards)} cards read")
     if "hand_cards" not in st.session_state:
-        st.info("Photograph, upload or type your 13 cards to get advice.")
+        st.info(_("Photograph, upload or type your 13 cards to get advice."))
         return
-    st.multiselect("Cards (remove a wrong one, add a missed one)", CARD_NAMES,
-                   format_func=card_option, key="hand_cards")
     cards = list(st.session_state["hand_cards"])
     learn_from_correction(reading, cards)
-    show_cards(cards)
-    if len(cards) != 13:
-        verb = "add" if len(cards) < 13 else "remove"
-        st.warning(f"{len(cards)} cards: a hand has 13, {verb} {abs(13 - len(cards))} "
-                   "in the list above.")
-        return
-    players = st.slider("Players at the table", 2, MAX_PLAYERS, 4, key="hand_players")
-    show_advice(cards, rules, players, reading)
+    complete = len(cards) == 13
+    show_cards(cards, ngettext("Your card ({count})", "Your cards ({count})",
+                               len(cards)).format(count=len(cards)), wrap=True)
+    if complete:
+        # Three buttons, not a slider: one tap on a phone, and nothing past the edge.
+        players = st.radio(_("Players at the table"), list(range(2, MAX_PLAYERS + 1)),
+                           index=MAX_PLAYERS - 2, horizontal=True, key="hand_players")
+        show_advice(cards, rules, players, reading)
+    else:
+        verb = (_("add {count} in the list below") if len(cards) < 13
+                else _("remove {count} in the list below")).format(count=abs(13 - len(cards)))
+        st.warning(_("{count} cards: a hand has 13, {fix}.").format(count=len(cards), fix=verb))
+    if reading is not None:
+        with st.expander(_("The photo as read"), expanded=not complete):
+            show_reading(reading, "hand", ngettext("{count} card read", "{count} cards read",
+                                                   len(reading.cards)
+                                                   ).format(count=len(reading.cards)))
+    with st.expander(_("Correct the cards"), expanded=not complete):
+        st.multiselect(_("Cards (remove a wrong one, add a missed one)"), CARD_NAMES,
+                       format_func=card_text, key="hand_cards")
 
 
 def show_advice(cards: list[str], rules: Rules, players: int, reading: Any) -> None:
-    from engine.solver import compare, solve
+    from engine.solver import solve
 
     hand = parse_cards(" ".join(cards))
     try:
-        advice = solve(hand, rules, players=players, top=3)
+        with phase("solve"):
+            advice = solve(hand, rules, players=players, top=3)
+            naturals = find_naturals(hand, rules)
     except APP_ERRORS as error:
-        st.error(str(error))
+        st.error(error_text(error))
         return
-    naturals = find_naturals(hand, rules)
     if naturals:
         best = naturals[0]
-        verb = "Declare it" if advice.declare else "Play it as an ordinary setting instead"
-        st.success(f"Natural: **{best.name}** ({best.points:g} units from each opponent). "
-                   f"{verb}.")
+        verb = (_("Declare it.") if advice.declare
+                else _("Play it as an ordinary setting instead."))
+        st.success(_("Natural: **{natural}** ({points} units from each opponent). {advice}"
+                     ).format(natural=terms.natural_label(best.key),
+                              points=f"{best.points:g}", advice=verb))
     if advice.surrender:
-        st.warning("Surrendering costs less than playing the best setting with these cards.")
-    st.markdown(f"**Best settings** under *{rules.name}* with {players} players "
-                "(expected units per deal):")
-    chart = pd.DataFrame({"setting": [f"#{i + 1}" for i in range(len(advice.settings))],
-                          "expected value": [s.ev for s in advice.settings]})
+        st.warning(_("Surrendering costs less than playing the best setting with these cards."))
+    st.markdown(_("**Best settings** under *{rules}* with {players} players (expected units "
+                  "per deal):").format(rules=rules.name, players=players))
     for i, rated in enumerate(advice.settings):
-        with st.container(border=True):
-            st.markdown(f"**#{i + 1}: {rated.ev:+.2f} units**, royalties {rated.royalties:g}")
-            for row in ROW_NAMES:
-                hand_row = rated.setting.row(_row(row))
-                show_cards([str(c) for c in hand_row.cards],
-                           f"<b>{row}</b> ({hand_row.description}, wins "
-                           f"{rated.win[row]:.0%}) &nbsp;")
-    st.bar_chart(chart, x="setting", y="expected value")
+        show_setting(i + 1, rated)
     if reading is not None and reading.rows is not None:
-        own = reading.rows.to_dict()
-        try:
-            mine = Setting.parse(*(" ".join(own[r]) for r in ROW_NAMES))
-            verdict = compare(mine, rules, players=players)
-        except APP_ERRORS as error:
-            st.error(f"Your rows as read: {error}")
-            return
-        if not verdict.legal:
-            st.error(f"Your setting in the photo is fouled: {verdict.foul_reason}.")
-        else:
-            st.info(f"Your setting in the photo is legal; it gives up "
-                    f"{verdict.gives_up:.2f} units per deal against the best one.")
+        show_own_setting(reading, rules, players)
 
 
-def _row(name: str) -> Any:
-    from engine.setting import Row
+def show_setting(number: int, rated: Any) -> None:
+    with st.container(border=True):
+        st.markdown(_("**#{number}: {ev} units**, royalties {royalties}").format(
+            number=number, ev=f"{rated.ev:+.2f}", royalties=f"{rated.royalties:g}"))
+        html = "".join(
+            cards_html([str(c) for c in rated.setting.row(Row(row)).cards],
+                       _("{row}: {hand}, wins {chance}").format(
+                           row=terms.row_label(row),
+                           hand=terms.describe(rated.setting.row(Row(row)).value),
+                           chance=f"{rated.win[row]:.0%}"))
+            for row in ROW_NAMES)
+        st.markdown(html, unsafe_allow_html=True)
 
-    return Row(name)
+
+def show_own_setting(reading: Any, rules: Rules, players: int) -> None:
+    from engine.solver import compare
+
+    own = reading.rows.to_dict()
+    try:
+        mine = Setting.parse(*(" ".join(own[r]) for r in ROW_NAMES))
+        verdict = compare(mine, rules, players=players)
+    except APP_ERRORS as error:
+        st.error(_("Your rows as read: {problem}").format(problem=error_text(error)))
+        return
+    if not verdict.legal:
+        st.error(_("Your setting in the photo is fouled: {reason}.").format(
+            reason=terms.foul_reason(mine)))
+    else:
+        st.info(_("Your setting in the photo is legal; it gives up {units} units per deal "
+                  "against the best one.").format(units=f"{verdict.gives_up:.2f}"))
 
 
 # --- showdown ---------------------------------------------------------------------------
 
-def seat_form(seat: int) -> dict[str, Any]:
-    """One player's seat; a photo of the three rows fills the typed rows for correction."""
-    with st.container(border=True):
-        name = st.text_input("Name", value=f"Player {seat + 1}", key=f"seat{seat}_name")
-        photo = st.file_uploader("Photo of the three rows", type=["jpg", "jpeg", "png", "webp"],
-                                 key=f"seat{seat}_photo")
-        if photo is not None and st.session_state.get(f"seat{seat}_done") != photo.file_id:
-            st.session_state[f"seat{seat}_done"] = photo.file_id
-            st.session_state[f"seat{seat}_bytes"] = (photo.name, photo.getvalue())
-        pending = st.session_state.pop(f"seat{seat}_bytes", None)
-        if pending is not None:
-            reading = read_upload(pending[1], pending[0])
-            if reading is not None:
-                st.session_state[f"seat{seat}_reading"] = reading
-                if reading.rows is not None:
-                    for row, cards in reading.rows.to_dict().items():
-                        st.session_state[f"seat{seat}_{row}"] = " ".join(cards)
-                else:
-                    st.session_state[f"seat{seat}_cards"] = " ".join(reading.card_names)
-        reading = st.session_state.get(f"seat{seat}_reading")
+def seat_photo(seat: int, name: str) -> None:
+    """A photo of the three rows fills the typed rows, for correction."""
+    photo = st.file_uploader(_("Photo of the three rows"), type=["jpg", "jpeg", "png", "webp"],
+                             key=f"seat{seat}_photo")
+    if photo is not None and st.session_state.get(f"seat{seat}_done") != photo.file_id:
+        st.session_state[f"seat{seat}_done"] = photo.file_id
+        st.session_state[f"seat{seat}_bytes"] = (photo.name, photo.getvalue())
+    pending = st.session_state.pop(f"seat{seat}_bytes", None)
+    if pending is not None:
+        reading = read_upload(pending[1], f"seat{seat}")
         if reading is not None:
-            show_reading(reading, f"{name}: {len(reading.cards)} cards read")
-        rows = {row: st.text_input(row, key=f"seat{seat}_{row}",
-                                   placeholder="3 cards" if row == "front" else "5 cards")
+            st.session_state[f"seat{seat}_reading"] = reading
+            if reading.rows is not None:
+                for row, cards in reading.rows.to_dict().items():
+                    st.session_state[f"seat{seat}_{row}"] = " ".join(cards)
+            else:
+                st.session_state[f"seat{seat}_cards"] = " ".join(reading.card_names)
+    reading = st.session_state.get(f"seat{seat}_reading")
+    if reading is not None:
+        show_reading(reading, f"seat{seat}", ngettext(
+            "{name}: {count} card read", "{name}: {count} cards read", len(reading.cards)
+        ).format(name=name, count=len(reading.cards)))
+
+
+def seat_form(seat: int) -> dict[str, Any]:
+    """One player's seat: name, photo or typed rows, natural, surrender, bank."""
+    with st.container(border=True):
+        if f"seat{seat}_name" not in st.session_state:
+            st.session_state[f"seat{seat}_name"] = _("Player {number}").format(number=seat + 1)
+        name = st.text_input(_("Name"), key=f"seat{seat}_name")
+        seat_photo(seat, name)
+        rows = {row: st.text_input(terms.row_label(row), key=f"seat{seat}_{row}",
+                                   placeholder=_("3 cards") if row == "front" else _("5 cards"))
                 for row in ROW_NAMES}
-        flags = st.columns(3)
-        natural = flags[0].checkbox("Natural", key=f"seat{seat}_natural")
-        surrender = flags[1].checkbox("Surrender", key=f"seat{seat}_surrender")
-        bank = flags[2].checkbox("Bank", key=f"seat{seat}_bank")
+        # One under another: side by side, four seats cut these labels short.
+        natural = st.checkbox(_("Natural"), key=f"seat{seat}_natural")
+        surrender = st.checkbox(_("Surrender"), key=f"seat{seat}_surrender")
+        bank = st.checkbox(_("Bank"), key=f"seat{seat}_bank")
         cards = ""
         if (natural or surrender) and not all(rows.values()):
-            cards = st.text_input("All 13 cards", key=f"seat{seat}_cards")
+            cards = st.text_input(_("All 13 cards"), key=f"seat{seat}_cards")
     entry: dict[str, Any] = {"name": name, "natural": natural, "surrender": surrender,
                              "bank": bank}
     if all(rows.values()) or not cards:
@@ -420,20 +507,21 @@ def seat_form(seat: int) -> dict[str, Any]:
 
 
 def page_showdown(rules: Rules) -> None:
-    st.subheader("Score the table")
-    count = st.radio("Players", [2, 3, 4], index=2, horizontal=True, key="table_players")
+    st.subheader(_("Score the table"))
+    count = st.radio(_("Players"), [2, 3, 4], index=2, horizontal=True, key="table_players")
     columns = st.columns(count)
     entries = []
     for seat in range(count):
         with columns[seat]:
             entries.append(seat_form(seat))
-    if st.button("Settle the showdown", type="primary", key="settle"):
+    if st.button(_("Settle the showdown"), type="primary", key="settle"):
         try:
             players = [parse_player(e, i + 1) for i, e in enumerate(entries)]
             st.session_state["settlement"] = settle(players, rules)
         except APP_ERRORS as error:
             st.session_state.pop("settlement", None)
-            st.error(f"{error}. Correct it above; nothing you typed was lost.")
+            st.error(_("{problem}. Correct it above; nothing you typed was lost.").format(
+                problem=error_text(error)))
     result: Settlement | None = st.session_state.get("settlement")
     if result is not None:
         show_settlement(result)
@@ -443,39 +531,47 @@ def _units(value: float) -> int | float:
     return int(value) if float(value).is_integer() else round(value, 2)
 
 
-def settlement_table(result: Settlement) -> pd.DataFrame:
-    names = [p.name for p in result.players]
-    rows = []
-    for pair in result.pairs:
-        row: dict[str, Any] = {"pair": f"{pair.a} v {pair.b}"}
-        for r in ROW_NAMES:
-            row[f"{r} winner"] = pair.rows[r] or "-"
-        for n in names:
-            row[n] = (_units(pair.net) if n == pair.a else
-                      _units(-pair.net) if n == pair.b else "")
-        rows.append(row)
+def totals_table(result: Settlement) -> pd.DataFrame:
+    """Each player's total: one narrow table that fits a phone."""
     totals = result.totals
-    rows.append({"pair": "Total", **{f"{r} winner": "" for r in ROW_NAMES},
-                 **{n: _units(totals[n]) for n in names}})
-    return pd.DataFrame(rows)
+    return pd.DataFrame({_("Total"): [_units(totals[p.name]) for p in result.players]},
+                        index=pd.Index([p.name for p in result.players], name=_("Player")))
+
+
+def pair_line(pair: Any) -> str:
+    """A pair's rows and net in one line that wraps: 'North v East: front North, ...'."""
+    def winner(row: str) -> str:
+        won = pair.rows[row]
+        return "-" if won is None else _("tie") if won == "tie" else won
+
+    rows = ", ".join(f"{terms.row_label(r)} {winner(r)}" for r in ROW_NAMES)
+    return _("**{a} v {b}**: {rows}; net {net} to {a}").format(
+        a=pair.a, b=pair.b, rows=rows, net=f"{pair.net:+g}")
 
 
 def show_settlement(result: Settlement) -> None:
-    st.markdown(f"**Settlement** under *{result.rules.name}*")
+    st.markdown(_("**Settlement** under *{rules}*").format(rules=result.rules.name))
     if result.fouls:
-        st.error("Fouled (back >= middle >= front broken): " + ", ".join(result.fouls))
+        st.error(_("Fouled (back >= middle >= front broken): {players}").format(
+            players=", ".join(result.fouls)))
     for name, natural in result.naturals.items():
-        st.success(f"{name} declares {natural.name} ({natural.points:g})")
-    st.table(settlement_table(result).set_index("pair"))
-    with st.expander("Every payment with its reason"):
+        st.success(_("{name} declares {natural} ({points})").format(
+            name=name, natural=terms.natural_label(natural.key), points=f"{natural.points:g}"))
+    st.table(totals_table(result))
+    for pair in result.pairs:
+        st.markdown(pair_line(pair))
+    with st.expander(_("Every payment with its reason")):
         for pair in result.pairs:
-            st.markdown(f"**{pair.a} v {pair.b}**: net {pair.net:+g} to {pair.a}")
+            st.markdown(_("**{a} v {b}**: net {net} to {a}").format(
+                a=pair.a, b=pair.b, net=f"{pair.net:+g}"))
             for p in pair.payments:
-                st.markdown(f"- {p.payer} pays {p.to} {p.units:g}: {p.reason}")
-    if st.button("Add this deal to the session score", key="add_deal"):
+                reason = terms.payment_reason(p, pair, result) or p.reason
+                st.markdown("- " + _("{payer} pays {to} {units}: {reason}").format(
+                    payer=p.payer, to=p.to, units=f"{p.units:g}", reason=reason))
+    if st.button(_("Add this deal to the session score"), key="add_deal"):
         deals = st.session_state.setdefault("session_deals", [])
         deals.append({"deal": len(deals) + 1, "rules": result.rules.name, **result.totals})
-        st.toast(f"Deal {len(deals)} added to the session score")
+        st.toast(_("Deal {number} added to the session score").format(number=len(deals)))
 
 
 # --- session score ----------------------------------------------------------------------
@@ -495,19 +591,20 @@ def session_csv(deals: list[dict[str, Any]]) -> str:
 
 
 def page_session() -> None:
-    st.subheader("Session score")
+    st.subheader(_("Session score"))
     deals = st.session_state.get("session_deals", [])
     if not deals:
-        st.info("Settle a showdown and add it to the session to keep a running score.")
+        st.info(_("Settle a showdown and add it to the session to keep a running score."))
         return
     frame = pd.DataFrame(deals).fillna(0)
-    st.dataframe(frame, hide_index=True, use_container_width=True)
     players = [c for c in frame.columns if c not in ("deal", "rules")]
-    st.markdown("**Running totals**: " + ", ".join(
-        f"{p} {frame[p].sum():+g}" for p in players))
-    st.download_button("Download as CSV", session_csv(deals), file_name="session.csv",
+    shown = frame.rename(columns={"deal": _("deal"), "rules": _("rules")})
+    st.dataframe(shown, hide_index=True, use_container_width=True)
+    st.markdown(_("**Running totals**: {totals}").format(totals=", ".join(
+        f"{p} {frame[p].sum():+g}" for p in players)))
+    st.download_button(_("Download as CSV"), session_csv(deals), file_name="session.csv",
                        mime="text/csv")
-    if st.button("Clear the session", key="clear_session"):
+    if st.button(_("Clear the session"), key="clear_session"):
         st.session_state["session_deals"] = []
         st.rerun()
 
@@ -655,21 +752,26 @@ def learn_from_correction(reading: Any, cards: list[str]) -> None:
 # --- the page ---------------------------------------------------------------------------
 
 def main() -> None:
-    st.set_page_config(page_title="Chinese Poker table assistant", page_icon="🂡",
+    # The tab's title in the language chosen so far (the chooser itself comes after).
+    set_language(st.session_state.get("language", DEFAULT_LANGUAGE))
+    st.set_page_config(page_title=_("Chinese Poker table assistant"), page_icon="🂡",
                        layout="wide")
-    st.title("Chinese Poker table assistant")
-    st.markdown(CARD_STYLE, unsafe_allow_html=True)
-    rules = rules_sidebar()
-    deck_sidebar()
-    hand, table, session, deck = st.tabs(["My hand", "Score the table", "Session", "My deck"])
-    with hand:
-        page_hand(rules)
-    with table:
-        page_showdown(rules)
-    with session:
-        page_session()
-    with deck:
-        page_deck()
+    with phase("page"):
+        language_sidebar()
+        st.title(_("Chinese Poker table assistant"))
+        st.markdown(PAGE_STYLE, unsafe_allow_html=True)
+        rules = rules_sidebar()
+        deck_sidebar()
+        hand, table, session, deck = st.tabs([_("My hand"), _("Score the table"),
+                                              _("Session"), _("My deck")])
+        with hand:
+            page_hand(rules)
+        with table:
+            page_showdown(rules)
+        with session:
+            page_session()
+        with deck:
+            page_deck()
 
 
 main()

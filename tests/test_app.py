@@ -23,7 +23,7 @@ def _texts(at: AppTest, kind: str) -> list[str]:
 
 
 def type_hand(at: AppTest, cards: str) -> AppTest:
-    at.radio(key="hand_source").set_value("Type them").run()
+    at.radio(key="hand_source").set_value("type").run()
     at.text_input(key="hand_text").input(cards).run()
     return at.button(key="hand_use_text").click().run()
 
@@ -39,7 +39,7 @@ def test_typed_hand_gets_advice(app: AppTest) -> None:
     assert not at.exception and not at.error
     markdown = " ".join(_texts(at, "markdown"))
     assert "Best settings" in markdown and "#1:" in markdown and "#3:" in markdown
-    assert "front</b> (pair of jacks" in markdown
+    assert "front: pair of jacks, wins" in markdown
 
 
 def test_bad_card_is_explained_and_the_text_kept(app: AppTest) -> None:
@@ -89,7 +89,7 @@ def test_showdown_settles_a_four_player_table(app: AppTest) -> None:
     at = _fill_table(app, _pagat_table())
     at = at.button(key="settle").click().run()
     assert not at.exception and not at.error
-    totals = at.table[0].value.loc["Total"]
+    totals = at.table[0].value["Total"]
     assert [float(totals[n]) for n in ("North", "East", "South", "West")] == [3, -5, 3, -1]
     # Into the session score, then cleared.
     at = at.button(key="add_deal").click().run()
@@ -121,7 +121,7 @@ def test_rules_option_changes_the_settlement(app: AppTest) -> None:
     app.number_input(key="opt:simple:sweep_bonus").set_value(3.0).run()
     at = _fill_table(app, _pagat_table())
     at = at.button(key="settle").click().run()
-    totals = at.table[0].value.loc["Total"]
+    totals = at.table[0].value["Total"]
     # North swept East: 3 more from East.
     assert float(totals["North"]) == 6 and float(totals["East"]) == -8
 
