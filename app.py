@@ -506,8 +506,56 @@ def seat_form(seat: int) -> dict[str, Any]:
     return entry
 
 
+def table_photo_source() -> None:
+    """One photo of the whole table: its seats and rows fill the seat forms below for
+    correction (seat 1 is the form on the left), and the photo comes back with each seat's
+    rows boxed in its own colour and numbered."""
+    from vision.detector import ModelError
+    from vision.draw import annotate_table
+    from vision.photo import PhotoError, load_photo
+    from vision.pipeline import read_image
+    from vision.table import group_table
+
+    photo = st.file_uploader("One photo of the whole table (optional)",
+                             type=["jpg", "jpeg", "png", "webp"], key="table_photo")
+    if photo is not None and st.session_state.get("table_photo_done") != photo.file_id:
+        st.session_state["table_photo_done"] = photo.file_id
+        try:
+            image = load_photo(photo.getvalue())
+            reading = read_image(image, get_detector(), photo.name, expect=None)
+        except PhotoError as error:
+            st.error(f"{error}. Upload another photo, or fill in each seat below.")
+            return
+        except ModelError as error:
+            st.error(f"The card detector is not available ({error}). Fill in each seat below.")
+            return
+        table = group_table(reading.cards, reading.size)
+        if 2 <= len(table.seats) <= MAX_PLAYERS:
+            st.session_state["table_players"] = len(table.seats)
+        for seat in table.seats[:MAX_PLAYERS]:
+            key = f"seat{seat.number - 1}"
+            st.session_state.pop(f"{key}_reading", None)
+            rows = seat.rows.to_dict() if seat.rows else {"front": [], "middle": [], "back": []}
+            for row, cards in rows.items():
+                st.session_state[f"{key}_{row}"] = " ".join(cards)
+            if seat.rows is None:  # the cards read so far, to set into rows by hand
+                st.session_state[f"{key}_cards"] = " ".join(seat.card_names)
+        st.session_state["table_photo_view"] = (annotate_table(image, table), [
+            *reading.warnings, *table.warnings,
+            *(w for seat in table.seats for w in seat.warnings)])
+        st.session_state.pop("settlement", None)
+    view = st.session_state.get("table_photo_view")
+    if view is not None:
+        picture, warnings = view
+        st.image(picture, caption="Seats as read: seat 1 is the first form below; correct "
+                 "any card there", use_container_width=True)
+        for warning in warnings:
+            st.warning(warning)
+
+
 def page_showdown(rules: Rules) -> None:
     st.subheader(_("Score the table"))
+    table_photo_source()
     count = st.radio(_("Players"), [2, 3, 4], index=2, horizontal=True, key="table_players")
     columns = st.columns(count)
     entries = []

@@ -223,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         "true_boxes": {"seats_right": totals["true_right"] / max(totals["seats"], 1),
                        "seats_numbered_right": totals["true_numbered"] / max(totals["seats"], 1),
                        "tables_right": totals["true_tables"] / max(made, 1)},
-        "by_seat_count": {str(k): {"seats": v[0], "true_right": v[1], "read_right": v[2]}
+        "by_seat_count": {str(k): {"seats": v[0], "true_right": v[1],
+                                   **({"read_right": v[2]} if detector is not None else {})}
                           for k, v in sorted(by_seats.items())},
         "seconds": round(time.perf_counter() - started, 1),
     }
