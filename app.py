@@ -36,7 +36,14 @@ from engine.scoring import Settlement, TableError, settle
 from engine.setting import Row, Setting
 from engine.table import parse_player
 from ui import terms
-from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES, _, ngettext, set_language
+from ui.i18n import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    _,
+    in_this_language,
+    ngettext,
+    set_language,
+)
 from ui.photo import annotated_jpeg, legend_html, shrink
 from ui.style import PAGE_STYLE, card_text, cards_html
 from ui.timing import phase
@@ -122,7 +129,7 @@ def show_reading(reading: Any, slot: str, caption: str) -> None:
             with phase("draw"):
                 shown["jpeg"] = {language: annotated_jpeg(shown["image"], reading,
                                                           box_scale=shown["scale"])}
-        st.image(shown["jpeg"][language], caption=caption, use_container_width=True)
+        st.image(shown["jpeg"][language], caption=caption, width="stretch")
         if reading.rows is not None:
             st.markdown(legend_html(), unsafe_allow_html=True)
     for warning in reading.warnings:
@@ -166,13 +173,13 @@ def _option_widget(rules: Rules, name: str) -> Any:
     if name in choices:
         options = choices[name]
         return st.selectbox(label, options, index=options.index(value), key=key,
-                            format_func=terms.choice_label)
+                            format_func=in_this_language(terms.choice_label))
     if name == "surrender":
         options = ["not allowed", "two-rows", "fixed units"]
         current = ("not allowed" if value is False else
                    "two-rows" if value == "two-rows" else "fixed units")
         choice = st.selectbox(label, options, index=options.index(current), key=key,
-                              format_func=terms.choice_label)
+                              format_func=in_this_language(terms.choice_label))
         if choice == "fixed units":
             units = value if isinstance(value, int | float) and value is not False else 3
             return st.number_input(_("surrender units"), 0.0, 100.0, float(units),
@@ -262,7 +269,7 @@ def hand_source_label(source: str) -> str:
 def hand_input() -> None:
     """Camera, upload or typing; every source ends in st.session_state['hand_cards']."""
     source = st.radio(_("Cards from"), list(HAND_SOURCES), horizontal=True, key="hand_source",
-                      format_func=hand_source_label)
+                      format_func=in_this_language(hand_source_label))
     photo = None
     if source == "live":
         live_camera()
@@ -647,7 +654,7 @@ def page_session() -> None:
     frame = pd.DataFrame(deals).fillna(0)
     players = [c for c in frame.columns if c not in ("deal", "rules")]
     shown = frame.rename(columns={"deal": _("deal"), "rules": _("rules")})
-    st.dataframe(shown, hide_index=True, use_container_width=True)
+    st.dataframe(shown, hide_index=True, width="stretch")
     st.markdown(_("**Running totals**: {totals}").format(totals=", ".join(
         f"{p} {frame[p].sum():+g}" for p in players)))
     st.download_button(_("Download as CSV"), session_csv(deals), file_name="session.csv",

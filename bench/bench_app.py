@@ -49,7 +49,8 @@ def page_rerun(repeat: int) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
-    at.radio(key="hand_source").set_value("Type them").run()
+    at.session_state["hand_source"] = "type"
+    at.run()
     at.text_input(key="hand_text").input(HAND).run()
     at.button(key="hand_use_text").click().run()
     times = []

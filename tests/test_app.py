@@ -23,7 +23,10 @@ def _texts(at: AppTest, kind: str) -> list[str]:
 
 
 def type_hand(at: AppTest, cards: str) -> AppTest:
-    at.radio(key="hand_source").set_value("type").run()
+    # Through the state, not the radio: AppTest would format the options in the test's
+    # thread, whose language is not the page's.
+    at.session_state["hand_source"] = "type"
+    at.run()
     at.text_input(key="hand_text").input(cards).run()
     return at.button(key="hand_use_text").click().run()
 
@@ -162,3 +165,70 @@ def test_a_replaced_card_teaches_the_deck_in_use(tmp_path: Path,
     assert not at.exception
     assert any(f"the card read as {read_as} is {right}" in c for c in _texts(at, "caption"))
     assert load_deck("table").correction_count >= 1
+
+
+# --- issue 16: languages, the phone's order, sessions that keep nothing per upload ------
+
+def test_language_is_chosen_in_the_sidebar_and_remembered(app: AppTest) -> None:
+    at = app.selectbox(key="language").set_value("zh_Hans").run()
+    assert [t.label for t in at.tabs][:3] == ["我的牌", "牌桌计分", "本场"]
+    at = type_hand(at, HANKIN)
+    assert not at.exception and not at.error
+    markdown = " ".join(_texts(at, "markdown"))
+    assert "最佳摆法" in markdown and "头道：一对 J" in markdown
+    at = at.run()
+    assert at.selectbox(key="language").value == "zh_Hans"
+    assert at.tabs[0].label == "我的牌"
+
+
+def test_a_natural_is_named_as_the_table_names_it(app: AppTest) -> None:
+    at = app.selectbox(key="language").set_value("zh_Hant").run()
+    at = type_hand(at, "Ac 2h 3d Tc Js Qh Kd Ah Ts Jh Qd Kc As")
+    assert any("三順子" in s for s in _texts(at, "success"))
+
+
+def test_engine_errors_in_the_players_language(app: AppTest) -> None:
+    at = app.selectbox(key="language").set_value("vi").run()
+    at = type_hand(at, "As Ks As")
+    assert any("As xuất hiện hai lần" in e for e in _texts(at, "error"))
+
+
+def _walk(block) -> list:
+    """Every element under ``block``, in page order."""
+    found = []
+    for child in getattr(block, "children", {}).values():
+        found.append(child)
+        found += _walk(child)
+    return found
+
+
+def _scene() -> tuple[bytes, list[str]]:
+    scene = sorted((ROOT / "tests" / "data" / "scenes").glob("*.jpg"))[0]
+    return scene.read_bytes(), json.loads(scene.with_suffix(".json").read_text())["cards"]
+
+
+def test_the_best_setting_comes_before_the_photo(app: AppTest) -> None:
+    data, cards = _scene()
+    app.session_state["hand_photo"] = ("upload-1", "scene.jpg", data)
+    at = app.run()
+    assert not at.exception
+    at.multiselect(key="hand_cards").set_value(cards).run()
+    order = [getattr(e, "label", None) or str(getattr(e, "value", "")) for e in
+             _walk(at.tabs[0])]
+    best = next(i for i, text in enumerate(order) if text.startswith("**Best settings**"))
+    photo = order.index("The photo as read")
+    assert best < photo
+
+
+def test_many_uploads_in_one_session_keep_one_photo(app: AppTest) -> None:
+    data, _cards = _scene()
+    at = app
+    for upload in range(12):
+        at.session_state["hand_photo"] = (f"upload-{upload}", f"photo-{upload}.jpg", data)
+        at = at.run()
+    assert not at.exception
+    state = at.session_state.to_dict()
+    assert [k for k in state if k.startswith("photo:")] == ["photo:hand"]
+    assert "hand_photo" not in state  # the uploaded bytes are not kept
+    kept = state["photo:hand"]
+    assert max(kept["image"].shape) <= 1000 and len(kept["jpeg"]) == 1

@@ -116,14 +116,14 @@ def test_score_a_four_player_table(server: str, playwright_handle) -> None:
             locator.nth(seat).fill(player[row])
             locator.nth(seat).press("Enter")
     page.get_by_role("button", name="Settle the showdown").click()
-    total = page.locator("table tr", has_text="Total")
-    total.wait_for(timeout=30_000)
-    cells = [c.strip() for c in total.locator("td, th").all_inner_texts()]
+    page.locator("table tbody tr").first.wait_for(timeout=30_000)
+    rows = [[c.strip() for c in row.locator("td, th").all_inner_texts()]
+            for row in page.locator("table tbody tr").all()]
     _shot(page, "showdown-four-players")
     browser.close()
-    # Settled under the default rules (wikipedia: 2-4 with royalties).
-    numbers = [float(c) for c in cells if c.lstrip("+-").replace(".", "").isdigit()]
-    assert len(numbers) == 4 and sum(numbers) == 0
+    # Settled under the default rules (wikipedia: 2-4 with royalties): a total a player.
+    assert [row[0] for row in rows] == [p["name"] for p in table["players"]]
+    assert sum(float(row[1]) for row in rows) == 0
 
 
 def _weights_present() -> bool:
@@ -311,7 +311,7 @@ def test_four_seats_on_a_desktop_cut_no_label(server: str, playwright_handle) ->
     finally:
         browser.close()
     assert not found["cut"], f"labels cut short: {found['cut']}"
-    assert width > 1000  # the wide layout stays wide
+    assert width > 900  # the wide layout stays wide (the centred one is 736 px)
 
 
 @needs_model

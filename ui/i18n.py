@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import gettext
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
+from typing import TypeVar
 
 DOMAIN = "cpoker"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -34,6 +36,7 @@ CATALOG_LANGUAGES = tuple(code for code in LANGUAGES if code != DEFAULT_LANGUAGE
 CJK_LANGUAGES = frozenset({"zh_Hant", "zh_Hans"})
 
 _current = threading.local()
+T = TypeVar("T")
 
 
 @lru_cache(maxsize=len(LANGUAGES))
@@ -70,3 +73,20 @@ def ngettext(singular: str, plural: str, count: int) -> str:
 def N_(message: str) -> str:
     """Marks a message for extraction without translating it now."""
     return message
+
+
+def in_this_language(label: Callable[[T], str]) -> Callable[[T], str]:
+    """``label`` bound to the current language: a widget's ``format_func`` may be called
+    outside the script run that made it (Streamlit's AppTest formats values in the test's
+    thread), and must give the labels the page shows."""
+    language = get_language()
+
+    def call(value: T) -> str:
+        previous = get_language()
+        _current.language = language
+        try:
+            return label(value)
+        finally:
+            _current.language = previous
+
+    return call

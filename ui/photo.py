@@ -68,7 +68,7 @@ def annotated_jpeg(image: np.ndarray, reading: object, language: str | None = No
     picture, scale = shrink(image)
     scale *= box_scale
     draw = ImageDraw.Draw(picture)
-    size = max(12, round(20 * max(picture.size) / DISPLAY_SIDE))
+    size = max(14, round(30 * max(picture.size) / DISPLAY_SIDE))  # legible on a phone
     width = max(2, size // 7)
     card_font = label_font(size, cjk=False)
     row_font = label_font(size, cjk=language in CJK_LANGUAGES)

@@ -29,6 +29,9 @@ PAGE_STYLE = """<style>
   .cp-card {font-size:1.05rem}
 }
 [data-testid="stAppViewContainer"] {overflow-x:hidden}
+/* Streamlit cuts the uploader's limits line with an ellipsis in a narrow seat: wrap it. */
+[data-testid="stFileUploaderDropzoneInstructions"] * {white-space:normal !important;
+  overflow:visible !important; text-overflow:clip !important}
 </style>"""
 
 

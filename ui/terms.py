@@ -409,6 +409,8 @@ ERROR_SHAPES: list[tuple[str, str]] = [
     (r"expected (?P<count>\d+) cards, got (?P<got>\d+)",
      N_("expected {count} cards, got {got}")),
     (r"a row has 3 or 5 cards, got (?P<got>\d+)", N_("a row has 3 or 5 cards, got {got}")),
+    (r"the (?P<row>front|middle|back) row needs (?P<count>\d+) cards, got (?P<got>\d+)",
+     N_("the {row} row needs {count} cards, got {got}")),
     (r"(?P<card>\S+) is used twice at the table: (?P<first>.+) and (?P<second>.+)",
      N_("{card} is used twice at the table: {first} and {second}")),
     (r"(?P<name>.+) has (?P<count>\d+) cards, needs 13", N_("{name} has {count} cards, needs 13")),
@@ -472,6 +474,8 @@ def message(text: str) -> str:
         match = re.fullmatch(shape, text)
         if match:
             values = match.groupdict()
+            if "row" in values:
+                values["row"] = row_label(values["row"])
             if "rows" in values:  # "front and back"
                 values["rows"] = " & ".join(row_label(r) for r in values["rows"].split(" and "))
             return _(msgid).format(**values)
