@@ -340,7 +340,7 @@ def test_phone_upload_fits_and_opens_the_corrections(server: str, playwright_han
     assert photo_visible and corrections_visible
 
 
-TABLE_PHOTO = ROOT / "tests" / "data" / "tables" / "table-02-4seats.jpg"
+TABLE_PHOTO = ROOT / "tests" / "data" / "tables" / "table-01-3seats.jpg"
 
 
 def _upload_table_photo(page, url: str) -> None:
@@ -380,7 +380,6 @@ def test_score_the_table_from_one_photo(server: str, playwright_handle) -> None:
 
 
 @needs_model
-@pytest.mark.xfail(reason="needs photo mode (issue 13)", strict=False)
 def test_table_photo_is_settled_and_added_to_the_session(server: str,
                                                          playwright_handle) -> None:
     browser = _browser(playwright_handle)
