@@ -143,7 +143,7 @@ def test_upload_a_photo_and_see_the_cards(server: str, playwright_handle) -> Non
     uploader = page.locator('[data-testid="stFileUploader"]').filter(
         has_text="A photo of your 13 cards")
     uploader.locator("input[type=file]").set_input_files(str(scene))
-    page.get_by_text("cards read").first.wait_for(timeout=120_000)
+    page.get_by_text("cards read").first.wait_for(state="attached", timeout=120_000)
     _shot(page, "upload-photo")
     chosen = page.get_by_label("Cards (remove a wrong one, add a missed one)")
     text = page.inner_text("body")
@@ -166,7 +166,13 @@ def test_take_a_picture_with_the_fake_camera(server: str, playwright_handle, tmp
     scene = sorted(SCENES.glob("*.jpg"))[0]
     expected = set(json.loads(scene.with_suffix(".json").read_text())["cards"])
     # Chromium's fake camera plays an MJPEG file: JPEG frames one after another.
-    frame = Image.open(scene).convert("RGB").resize((1280, 720))
+    # A 16:9 camera frame of the square scene, cards undistorted: the scene in the middle
+    # of a wider table (its edge colour), then brought to 1280x720.
+    square = Image.open(scene).convert("RGB")
+    side = square.size[1]
+    frame = Image.new("RGB", (side * 16 // 9, side), square.getpixel((0, 0)))
+    frame.paste(square, ((frame.size[0] - square.size[0]) // 2, 0))
+    frame = frame.resize((1280, 720), Image.Resampling.LANCZOS)
     video = tmp_path / "scene.mjpeg"
     with video.open("wb") as out:
         for _ in range(30):
@@ -178,7 +184,8 @@ def test_take_a_picture_with_the_fake_camera(server: str, playwright_handle, tmp
                                   permissions=["camera"])
     page = context.new_page()
     _open(page, server)
-    page.get_by_text("Camera", exact=True).click()
+    # "Camera" is also a choice of the My deck tab: the one on My hand.
+    page.get_by_role("tabpanel", name="My hand").get_by_text("Camera", exact=True).click()
     # As a person would, wait for the preview to show the cards: the widget asks the camera
     # for 1080p, the camera restarts at that size, and a photo taken before its first
     # frames arrive is black.
@@ -187,7 +194,7 @@ def test_take_a_picture_with_the_fake_camera(server: str, playwright_handle, tmp
         " return v && v.readyState >= 3 && v.videoWidth > 0 && v.currentTime > 0.5; }",
         timeout=120_000)
     page.get_by_role("button", name="Take Photo").click(timeout=120_000)
-    page.get_by_text("cards read").first.wait_for(timeout=120_000)
+    page.get_by_text("cards read").first.wait_for(state="attached", timeout=120_000)
     _shot(page, "fake-camera")
     text = page.inner_text("body")
     browser.close()
@@ -328,7 +335,7 @@ def test_phone_upload_fits_and_opens_the_corrections(server: str, playwright_han
         page.locator('[data-testid="stFileUploader"]').filter(
             has_text="A photo of your 13 cards").locator("input[type=file]").set_input_files(
             str(scene))
-        page.get_by_text("cards read").first.wait_for(timeout=120_000)
+        page.get_by_text("cards read").first.wait_for(state="attached", timeout=120_000)
         page.wait_for_timeout(1000)
         _shot(page, "phone-en-upload")
         _check_fits(page, "upload")
@@ -341,6 +348,11 @@ def test_phone_upload_fits_and_opens_the_corrections(server: str, playwright_han
 
 
 TABLE_PHOTO = ROOT / "tests" / "data" / "tables" / "table-01-3seats.jpg"
+
+
+def _seat_forms(page) -> int:
+    """How many seat forms "Score the table" shows (My deck has a "Name" field too)."""
+    return page.get_by_role("tabpanel", name="Score the table").get_by_label("Name").count()
 
 
 def _upload_table_photo(page, url: str) -> None:
@@ -369,7 +381,14 @@ def test_score_the_table_from_one_photo(server: str, playwright_handle) -> None:
     seats = report["seats"][:4]
     forms = {row: [page.get_by_label(row, exact=True).nth(i).input_value()
                    for i in range(len(seats))] for row in ("front", "middle", "back")}
-    seat_forms = page.get_by_label("Name").count()
+    seat_forms = _seat_forms(page)
+    for _ in range(60):  # the page reruns with the seats found: wait for its forms
+        if not 2 <= len(report["seats"]) <= 4 or seat_forms == len(report["seats"]):
+            break
+        page.wait_for_timeout(500)
+        seat_forms = _seat_forms(page)
+    forms = {row: [page.get_by_label(row, exact=True).nth(i).input_value()
+                   for i in range(len(seats))] for row in ("front", "middle", "back")}
     browser.close()
     if 2 <= len(report["seats"]) <= 4:  # as many seat forms as seats found
         assert seat_forms == len(report["seats"])
@@ -385,10 +404,15 @@ def test_table_photo_is_settled_and_added_to_the_session(server: str,
     browser = _browser(playwright_handle)
     page = browser.new_page(viewport={"width": 1600, "height": 1600})
     _upload_table_photo(page, server)
+    seats = len(json.loads(TABLE_PHOTO.with_suffix(".json").read_text())["seats"])
+    for _ in range(60):  # the page reruns with the seats found: wait for its forms
+        if _seat_forms(page) == seats:
+            break
+        page.wait_for_timeout(500)
     page.get_by_role("button", name="Settle the showdown").click()
     page.locator("table tr", has_text="Total").wait_for(timeout=30_000)
     page.get_by_role("button", name="Add this deal to the session score").click()
     page.get_by_role("tab", name="Session").click()
-    page.get_by_text("Deal").first.wait_for(timeout=30_000)
+    page.get_by_text("Running totals").first.wait_for(timeout=30_000)
     _shot(page, "table-photo-settled")
     browser.close()

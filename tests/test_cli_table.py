@@ -154,10 +154,11 @@ def test_save_writes_the_boxed_photo_and_a_table_file(tmp_path: Path,
     assert code == 0
     picture = tmp_path / "out" / "table-02-4seats-table.jpg"
     with Image.open(picture) as image:
-        assert image.size[0] == 2048  # the photo as read, boxes drawn on it
+        # The photo as read (a 4032x3024 JPEG decodes at half size), boxes drawn on it.
+        assert image.size == (2016, 1512)
         pixels = np.asarray(image.convert("RGB"), np.int16)
     with Image.open(photo) as image:
-        original = np.asarray(image.convert("RGB").resize((2048, 1536)), np.int16)
+        original = np.asarray(image.convert("RGB").resize((2016, 1512)), np.int16)
     assert np.abs(pixels - original).max(axis=2).mean() > 2  # something was drawn
     # The saved table file settles with `cpoker score` as the photo did.
     saved = tmp_path / "out" / "table-02-4seats-table.json"
