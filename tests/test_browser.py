@@ -322,11 +322,17 @@ def test_four_seats_on_a_desktop_cut_no_label(server: str, playwright_handle) ->
 
 
 @needs_model
-def test_phone_upload_fits_and_opens_the_corrections(server: str, playwright_handle) -> None:
-    """The committed scenes read 11-12 of their 13 cards today: the photo and the list to
-    correct open by themselves under the count's warning. (The order of advice and photo
-    for a complete hand is checked in tests/test_app.py.)"""
-    scene = sorted(SCENES.glob("*.jpg"))[0]
+def test_phone_upload_fits_and_opens_the_corrections(server: str, playwright_handle,
+                                                     tmp_path: Path) -> None:
+    """A photo that shows only some of the 13 cards (a committed scene with its right
+    third cut off): the photo and the list to correct open by themselves under the count's
+    warning. (The order of advice and photo for a complete hand is checked in
+    tests/test_app.py.)"""
+    from PIL import Image
+
+    whole = Image.open(sorted(SCENES.glob("*.jpg"))[0])
+    scene = tmp_path / "cut.jpg"
+    whole.crop((0, 0, whole.size[0] * 2 // 3, whole.size[1])).save(scene, quality=92)
     browser = _browser(playwright_handle)
     page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True,
                             has_touch=True)
