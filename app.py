@@ -679,6 +679,11 @@ def deck_sidebar() -> None:
     index = choices.index(current) if current in names else 0
     chosen = st.sidebar.selectbox("Deck in use", choices, index=index, key="deck_choice")
     st.session_state["deck_in_use"] = None if chosen == choices[0] else chosen
+    if chosen != choices[0]:
+        # Measured 2026-11-23 (models/README.md, "Learned decks"): on decks the base reader
+        # already names, a learned deck reads fewer photos exactly right.
+        st.sidebar.caption("A learned deck helps only with a deck the reader does not name "
+                           "on its own: if the cards read worse with it, choose \"Any deck\".")
 
 
 def page_deck() -> None:
