@@ -90,10 +90,10 @@ def read_cards(detections: Detections, max_card_span: float | None = None,
     points of recall, because there the top card of a pile covers other cards' corners.)
     """
     names = detections.class_id.copy()
-    groups = _cards_by_name(detections, names, max_card_span)
+    linked = _one_card_apart(detections, max_card_span)
+    groups = _cards_by_name(names, linked)
     if detections.class_probabilities is not None:
-        names, groups = _decode_jointly(detections, names, groups, max_card_span,
-                                        min_alternative)
+        names, groups = _decode_jointly(detections, names, groups, linked, min_alternative)
     probabilities = detections.class_probabilities
     readings: list[CardReading] = []
     doubtful: list[CardReading] = []
@@ -128,20 +128,29 @@ def read_cards(detections: Detections, max_card_span: float | None = None,
 Group = tuple[int, list[int]]  # a card: its name's class id, the indices of its corners
 
 
-def _cards_by_name(detections: Detections, names: np.ndarray,
-                   max_card_span: float | None) -> list[Group]:
-    """The corners grouped into cards: same name, within one card of each other."""
+def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
+    """(N, N): whether two corners lie within one card of each other: ``span`` pixels when
+    given, else ``CARD_DIAGONAL_PER_INDEX`` times the larger of the two corners' sizes.
+    Computed once a photo; every grouping below reads it."""
     centers, sizes = detections.centers, detections.longer_sides
+    distance = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    reach = np.full(distance.shape, span) if span is not None else \
+        CARD_DIAGONAL_PER_INDEX * np.maximum(sizes[:, None], sizes[None, :])
+    return distance <= reach
+
+
+def _cards_by_name(names: np.ndarray, linked: np.ndarray) -> list[Group]:
+    """The corners grouped into cards: same name, within one card of each other."""
     groups: list[Group] = []
     for class_id in np.unique(names):
         chosen = np.flatnonzero(names == class_id)
-        for members in _cluster(centers[chosen], sizes[chosen], max_card_span):
+        for members in _cluster(linked[np.ix_(chosen, chosen)]):
             groups.append((int(class_id), sorted(int(chosen[m]) for m in members)))
     return groups
 
 
 def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Group],
-                    max_card_span: float | None, min_alternative: float
+                    linked: np.ndarray, min_alternative: float
                     ) -> tuple[np.ndarray, list[Group]]:
     """Rename the less likely of two cards that read the same name (``read_cards``)."""
     assert detections.class_probabilities is not None
@@ -165,8 +174,7 @@ def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Grou
                 # A name no card holds, or held by a card this one's corners lie within
                 # reach of (then they are that card's other corner, and merge with it).
                 if alternative != class_id and all(
-                        _within_one_card(detections, members, other, max_card_span)
-                        for other in holders):
+                        linked[np.ix_(members, other)].any() for other in holders):
                     names[members] = alternative
                     renamed = True
                     break
@@ -174,33 +182,13 @@ def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Grou
                 break
         if not renamed:
             break
-        groups = _cards_by_name(detections, names, max_card_span)
+        groups = _cards_by_name(names, linked)
     return names, groups
 
 
-def _within_one_card(detections: Detections, first: list[int], second: list[int],
-                     span: float | None) -> bool:
-    """Whether some corner of ``first`` lies within one card of some corner of ``second``
-    (the rule ``_cluster`` links by)."""
-    centers, sizes = detections.centers, detections.longer_sides
-    for i in first:
-        for j in second:
-            reach = span if span is not None else \
-                CARD_DIAGONAL_PER_INDEX * max(float(sizes[i]), float(sizes[j]))
-            if math.dist(centers[i], centers[j]) <= reach:
-                return True
-    return False
-
-
-def _cluster(points: np.ndarray, sizes: np.ndarray, span: float | None) -> list[list[int]]:
-    """Single-link clusters of points that lie within one card of each other: ``span``
-    pixels when given, else ``CARD_DIAGONAL_PER_INDEX`` times the larger of the two
-    corners' sizes."""
-    n = len(points)
-    distance = np.hypot(*(points[:, None, :] - points[None, :, :]).transpose(2, 0, 1))
-    reach = np.full((n, n), span) if span is not None else \
-        CARD_DIAGONAL_PER_INDEX * np.maximum(sizes[:, None], sizes[None, :])
-    linked = distance <= reach
+def _cluster(linked: np.ndarray) -> list[list[int]]:
+    """Single-link clusters of the points ``linked`` (N, N) joins."""
+    n = len(linked)
     clusters: list[list[int]] = []
     seen = np.zeros(n, bool)
     for start in range(n):
