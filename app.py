@@ -39,6 +39,7 @@ from ui import terms
 from ui.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
+    N_,
     _,
     in_this_language,
     ngettext,
@@ -523,7 +524,7 @@ def table_photo_source() -> None:
     from vision.pipeline import read_image
     from vision.table import group_table
 
-    photo = st.file_uploader("One photo of the whole table (optional)",
+    photo = st.file_uploader(_("One photo of the whole table (optional)"),
                              type=["jpg", "jpeg", "png", "webp"], key="table_photo")
     if photo is not None and st.session_state.get("table_photo_done") != photo.file_id:
         st.session_state["table_photo_done"] = photo.file_id
@@ -531,10 +532,12 @@ def table_photo_source() -> None:
             image = load_photo(photo.getvalue())
             reading = read_image(image, get_detector(), photo.name, expect=None)
         except PhotoError as error:
-            st.error(f"{error}. Upload another photo, or fill in each seat below.")
+            st.error(_("{problem}. Upload another photo, or fill in each seat below.").format(
+                problem=error_text(error)))
             return
         except ModelError as error:
-            st.error(f"The card detector is not available ({error}). Fill in each seat below.")
+            st.error(_("The card detector is not available ({problem}). Fill in each seat "
+                       "below.").format(problem=error))
             return
         table = group_table(reading.cards, reading.size)
         if 2 <= len(table.seats) <= MAX_PLAYERS:
@@ -554,10 +557,10 @@ def table_photo_source() -> None:
     view = st.session_state.get("table_photo_view")
     if view is not None:
         picture, warnings = view
-        st.image(picture, caption="Seats as read: seat 1 is the first form below; correct "
-                 "any card there", use_container_width=True)
+        st.image(picture, caption=_("Seats as read: seat 1 is the first form below; correct "
+                                    "any card there"), use_container_width=True)
         for warning in warnings:
-            st.warning(warning)
+            st.warning(terms.message(warning))
 
 
 def page_showdown(rules: Rules) -> None:
@@ -666,7 +669,16 @@ def page_session() -> None:
 
 # --- my deck: learn the table's deck, choose it, learn from corrections -------------------
 
-DECK_SUITS = (("s", "Spades"), ("h", "Hearts"), ("d", "Diamonds"), ("c", "Clubs"))
+DECK_SUITS = (("s", N_("Spades")), ("h", N_("Hearts")), ("d", N_("Diamonds")),
+              ("c", N_("Clubs")))
+DECK_SOURCES = {"upload": N_("Upload"), "camera": N_("Camera")}
+# The deck chooser's value for the base reader: no deck can be named so (a deck's name is
+# letters, digits, '-', '_' and '.'); shown in the player's language.
+ANY_DECK = N_("Any deck (not learned)")
+
+
+def deck_label(choice: str) -> str:
+    return _(ANY_DECK) if choice == ANY_DECK else choice
 
 
 def deck_sidebar() -> None:
@@ -675,15 +687,17 @@ def deck_sidebar() -> None:
 
     names = [str(d["name"]) for d in list_decks() if "error" not in d]
     current = st.session_state.get("deck_in_use")
-    choices = ["Any deck (not learned)", *names]
+    choices = [ANY_DECK, *names]
     index = choices.index(current) if current in names else 0
-    chosen = st.sidebar.selectbox("Deck in use", choices, index=index, key="deck_choice")
-    st.session_state["deck_in_use"] = None if chosen == choices[0] else chosen
-    if chosen != choices[0]:
+    chosen = st.sidebar.selectbox(_("Deck in use"), choices, index=index, key="deck_choice",
+                                  format_func=in_this_language(deck_label))
+    st.session_state["deck_in_use"] = None if chosen == ANY_DECK else chosen
+    if chosen != ANY_DECK:
         # Measured 2026-11-23 (models/README.md, "Learned decks"): on decks the base reader
         # already names, a learned deck reads fewer photos exactly right.
-        st.sidebar.caption("A learned deck helps only with a deck the reader does not name "
-                           "on its own: if the cards read worse with it, choose \"Any deck\".")
+        st.sidebar.caption(_("A learned deck helps only with a deck the reader does not name "
+                             "on its own: if the cards read worse with it, choose "
+                             "\"{any_deck}\".").format(any_deck=_(ANY_DECK)))
 
 
 def page_deck() -> None:
@@ -701,83 +715,86 @@ def page_deck() -> None:
     from vision.photo import PhotoError, load_photo
     from vision.reading import CardReading
 
-    st.subheader("My deck: teach the reader your table's cards")
-    st.markdown("Lay out one suit at a time, face up, in the order **A 2 3 4 5 6 7 8 9 10 J "
-                "Q K**, left to right and then the next row down, the cards apart from each "
-                "other. Take one photo a suit.")
-    name = st.text_input("Name of the deck", key="deck_name", placeholder="blue-bicycle")
-    source = st.radio("Photos from", ["Upload", "Camera"], horizontal=True, key="deck_source")
+    st.subheader(_("My deck: teach the reader your table's cards"))
+    st.markdown(_("Lay out one suit at a time, face up, in the order **A 2 3 4 5 6 7 8 9 10 J "
+                  "Q K**, left to right and then the next row down, the cards apart from each "
+                  "other. Take one photo a suit."))
+    # The example stays as it is: a deck's name is Latin letters, digits, '-', '_' or '.'.
+    name = st.text_input(_("Name of the deck"), key="deck_name", placeholder="blue-bicycle")
+    source = st.radio(_("Photos from"), list(DECK_SOURCES), horizontal=True, key="deck_source",
+                      format_func=in_this_language(lambda s: _(DECK_SOURCES[s])))
     photos: list[tuple[str, bytes] | None] = []
     for suit, title in DECK_SUITS:
-        if source == "Camera":
-            photo = st.camera_input(f"{title}: the 13 {title.lower()} in order",
-                                    key=f"deck_camera_{suit}", resolution="1080p")
+        label = _("{suit}: the 13 cards in order, A to K").format(suit=_(title))
+        if source == "camera":
+            photo = st.camera_input(label, key=f"deck_camera_{suit}", resolution="1080p")
         else:
-            photo = st.file_uploader(f"{title}: the 13 {title.lower()} in order",
-                                     type=["jpg", "jpeg", "png", "webp", "bmp"],
+            photo = st.file_uploader(label, type=["jpg", "jpeg", "png", "webp", "bmp"],
                                      key=f"deck_upload_{suit}")
-        photos.append((photo.name or f"{title}.jpg", photo.getvalue()) if photo else None)
+        # The file's name, for the reader's messages only: in English, as on the disk.
+        filename = (photo.name or f"{SUIT_WORDS[suit]}.jpg") if photo else ""
+        photos.append((filename, photo.getvalue()) if photo else None)
         if photo is None:
             continue
         try:
             image = load_photo(photo.getvalue())
             # The base reader boxes the cards: the photo is what teaches the deck.
-            understood = understand_photo(photo.name or title, suit, image,
-                                          _load_detector(None))
+            understood = understand_photo(filename, suit, image, _load_detector(None))
         except (PhotoError, DeckError, ModelError) as error:
-            st.error(f"{error}.")
+            st.error(error_text(error))
             continue
         cards = [CardReading(card, 1.0, tuple(map(float, np.concatenate(
             [np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]]))), len(boxes))
             for card, boxes in ((c, np.array(b)) for c, b in understood.card_boxes())]
         st.image(annotate(image, cards, None), use_container_width=True,
-                 caption=f"{SUIT_WORDS[suit]}: the cards as understood, in order")
+                 caption=_("{suit}: the cards as understood, in order").format(suit=_(title)))
     ready = all(photos) and bool(name)
-    if st.button("Learn this deck", key="deck_learn", disabled=not ready):
+    if st.button(_("Learn this deck"), key="deck_learn", disabled=not ready):
         import tempfile
         from pathlib import Path
 
-        bar = st.progress(0.0, text="Learning the deck...")
+        bar = st.progress(0.0, text=_("Learning the deck..."))
         with tempfile.TemporaryDirectory() as folder:
             paths = []
             given = [photo for photo in photos if photo is not None]
-            for (filename, data), (suit, _) in zip(given, DECK_SUITS, strict=True):
+            for (filename, data), (suit, _title) in zip(given, DECK_SUITS, strict=True):
                 path = Path(folder) / f"{suit}-{Path(filename).name}"
                 path.write_bytes(data)
                 paths.append(str(path))
             try:
                 deck = learn_deck(name, paths, detector=_load_detector(None),
                                   progress=lambda step, steps, what: bar.progress(
-                                      step / steps, text=what))
+                                      step / steps, text=terms.deck_step(what)))
             except (DeckError, ModelError) as error:
-                st.error(f"{error}. Nothing was saved.")
+                st.error(_("{problem}. Nothing was saved.").format(problem=error_text(error)))
                 deck = None
         if deck is not None:
-            st.success(f"Deck {deck.name!r} learned. Choose it under 'Deck in use' in the "
-                       "sidebar to read photos with it.")
+            st.success(_("Deck '{name}' learned. Choose it under '{chooser}' in the sidebar to "
+                         "read photos with it.").format(name=deck.name, chooser=_("Deck in use")))
     in_use = st.session_state.get("deck_in_use")
     if not in_use:
-        st.info("Corrections teach the deck in use: choose a learned deck in the sidebar.")
+        st.info(_("Corrections teach the deck in use: choose a learned deck in the sidebar."))
         return
     try:
         deck = load_deck(in_use)
     except DeckError as error:
-        st.error(str(error))
+        st.error(error_text(error))
         return
-    st.markdown(f"**Learning from corrections** (deck {in_use!r}): when you replace a "
-                "misread card on the My hand page, its corners are kept with the right "
-                f"name and later photos read better. Kept so far: {deck.correction_count}.")
-    enabled = st.toggle("Learn from my corrections", value=deck.corrections_enabled,
+    st.markdown(_("**Learning from corrections** (deck '{name}'): when you replace a misread "
+                  "card on the My hand page, its corners are kept with the right name and "
+                  "later photos read better. Kept so far: {count}.").format(
+                      name=in_use, count=deck.correction_count))
+    enabled = st.toggle(_("Learn from my corrections"), value=deck.corrections_enabled,
                         key="deck_corrections_on")
     if enabled != deck.corrections_enabled:
         deck.set_corrections(enabled)
         deck.save()
         _load_detector.clear()
-    if st.button("Clear the corrections", key="deck_corrections_clear"):
+    if st.button(_("Clear the corrections"), key="deck_corrections_clear"):
         deck.clear_corrections()
         deck.save()
         _load_detector.clear()
-        st.success("Corrections cleared.")
+        st.success(_("Corrections cleared."))
 
 
 def learn_from_correction(reading: Any, cards: list[str]) -> None:
@@ -805,8 +822,9 @@ def learn_from_correction(reading: Any, cards: list[str]) -> None:
             deck.add_correction(image, box, added[0])
     deck.save()
     st.session_state["deck_last_correction"] = key
-    st.caption(f"Learned: the card read as {removed[0].card} is {added[0]} in deck "
-               f"{deck.name!r} (turn this off on the My deck page).")
+    st.caption(_("Learned: the card read as {read} is {card} in deck '{deck}' (turn this off "
+                 "on the My deck page).").format(read=removed[0].card, card=added[0],
+                                                 deck=deck.name))
 
 
 # --- the page ---------------------------------------------------------------------------

@@ -193,6 +193,29 @@ def test_engine_errors_in_the_players_language(app: AppTest) -> None:
     assert any("As xuất hiện hai lần" in e for e in _texts(at, "error"))
 
 
+def test_my_deck_page_in_the_players_language(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deck chooser, its warning and the My deck page read in the player's language;
+    the chooser keeps its value ("Any deck" is one value in every language)."""
+    from vision.decks import new_deck
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path))
+    new_deck("table").save()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = at.selectbox(key="language").set_value("vi").run()
+    assert at.selectbox(key="deck_choice").label == "Bộ bài đang dùng"
+    assert at.selectbox(key="deck_choice").options[0] == "Bộ bài bất kỳ (chưa học)"
+    assert any("Các lần sửa sẽ dạy bộ bài đang dùng" in i for i in _texts(at, "info"))
+    at = at.selectbox(key="deck_choice").set_value("table").run()
+    assert not at.exception
+    assert any("Bộ bài bất kỳ (chưa học)" in c for c in _texts(at, "caption"))
+    assert any("Học từ các lần sửa" in m for m in _texts(at, "markdown"))
+    assert at.toggle(key="deck_corrections_on").label == "Học từ các lần sửa của tôi"
+    at = at.selectbox(key="language").set_value("zh_Hant").run()
+    assert at.selectbox(key="deck_choice").value == "table"
+    assert at.button(key="deck_corrections_clear").label == "清除修正"
+
+
 def _walk(block) -> list:
     """Every element under ``block``, in page order."""
     found = []

@@ -84,7 +84,8 @@ def row_label(row: str | Row) -> str:
 def _untag(message: str) -> str:
     """English rank words carry a tag in their msgid ("rank:two") so that they do not
     share a translation with another "two"; an untranslated one drops it."""
-    return message.split(":", 1)[1] if message.startswith(("rank:", "ranks:")) else message
+    tagged = message.startswith(("rank:", "ranks:", "edge:"))
+    return message.split(":", 1)[1] if tagged else message
 
 
 def rank_word(rank: int) -> str:
@@ -462,7 +463,40 @@ ERROR_SHAPES: list[tuple[str, str]] = [
      N_("the photo cannot be read ({why}): use a JPEG or PNG photo")),
     (r"(?P<photo>.+) is too small \((?P<size>\d+x\d+) pixels\) to show cards",
      N_("the photo is too small ({size} pixels) to show cards")),
+    # The table reader's warnings (vision/table.py), one photo of the whole table.
+    (r"found (?P<count>\d+) cards, a table holds 26 to 52: lay every player's three rows "
+     r"face up and retake the photo from above",
+     N_("found {count} cards, a table holds 26 to 52: lay every player's three rows face up "
+        "and retake the photo from above")),
+    (r"seat (?P<seat>\d+): (?P<count>\d+) cards?, a hand has 13: find the missing cards? or "
+     r"retake the photo", N_("seat {seat}: {count} cards, a hand has 13: find the missing "
+                             "cards or retake the photo")),
+    (r"seat (?P<seat>\d+): (?P<count>\d+) cards?, a hand has 13: remove the extra cards? or "
+     r"retake the photo", N_("seat {seat}: {count} cards, a hand has 13: remove the extra "
+                             "cards or retake the photo")),
+    (r"seat (?P<seat>\d+): the row of 3 lies farthest from the table's centre, where the "
+     r"back row goes: check which row is which",
+     N_("seat {seat}: the row of 3 lies farthest from the table's centre, where the back row "
+        "goes: check which row is which")),
+    (r"seat (?P<seat>\d+): the cards do not lie in three rows of 3, 5 and 5: straighten the "
+     r"rows, or correct them by hand",
+     N_("seat {seat}: the cards do not lie in three rows of 3, 5 and 5: straighten the rows, "
+        "or correct them by hand")),
+    (r"seat (?P<seat>\d+): (?P<card>\S+) seen twice in this seat: one of them is misread; "
+     r"correct it", N_("seat {seat}: {card} seen twice in this seat: one of them is misread; "
+                       "correct it")),
+    (r"seat (?P<seat>\d+): (?P<card>\S+) is also seen at seat (?P<seats>.+): a deck holds it "
+     r"once; correct the misread one",
+     N_("seat {seat}: {card} is also seen at seat {seats}: a deck holds it once; correct the "
+        "misread one")),
+    (r"seat (?P<seat>\d+): cards at the photo's (?P<edges>.+?) edges?: the seat may be cut "
+     r"off; retake the photo with the whole table in view",
+     N_("seat {seat}: cards at the photo's edge ({edges}): the seat may be cut off; retake "
+        "the photo with the whole table in view")),
 ]
+# The photo's edges, as the table reader names them ("cards at the photo's top edge").
+EDGE_LABELS = {"left": N_("edge:left"), "top": N_("edge:top"), "right": N_("edge:right"),
+               "bottom": N_("edge:bottom")}
 # An engine message prefixed with where it happened: "North: front: As appears twice".
 _PREFIXED = re.compile(r"(?P<where>[^:]+): (?P<rest>.+)")
 
@@ -478,6 +512,11 @@ def message(text: str) -> str:
                 values["row"] = row_label(values["row"])
             if "rows" in values:  # "front and back"
                 values["rows"] = " & ".join(row_label(r) for r in values["rows"].split(" and "))
+            if "seats" in values:  # "2 and 3"
+                values["seats"] = " & ".join(values["seats"].split(" and "))
+            if "edges" in values:  # "left and bottom"
+                values["edges"] = " & ".join(_untag(_(EDGE_LABELS[e])) if e in EDGE_LABELS
+                                             else e for e in values["edges"].split(" and "))
             return _(msgid).format(**values)
     prefixed = _PREFIXED.fullmatch(text)
     if prefixed:
@@ -494,3 +533,21 @@ def is_known_message(text: str) -> bool:
         return True
     prefixed = _PREFIXED.fullmatch(text)
     return bool(prefixed) and is_known_message(prefixed["rest"])
+
+
+# What vision.decks.learn_deck says it is doing, under the progress bar of the My deck page.
+DECK_STEPS: list[tuple[str, str]] = [
+    (r"reading (?P<photo>.+)", N_("reading {photo}")),
+    (r"cutting corner crops", N_("cutting corner crops")),
+    (r"fitting the deck", N_("fitting the deck")),
+    (r"saved", N_("saved")),
+]
+
+
+def deck_step(text: str) -> str:
+    """A step of learning a deck in the current language; an unknown one as it is."""
+    for shape, msgid in DECK_STEPS:
+        match = re.fullmatch(shape, text)
+        if match:
+            return _(msgid).format(**match.groupdict())
+    return text
