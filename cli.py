@@ -367,7 +367,7 @@ def read_table_photo(path: str, detector: Any, rules: Rules, names: Sequence[str
     except PhotoError as error:
         report["warnings"].append(str(error))
         return report, None, None
-    table = group_table(reading.cards, reading.size)
+    table = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
     warnings = [*reading.warnings, *table.warnings]
     if names and len(names) != len(table.seats):
         warnings.append(f"{len(names)} names given, {len(table.seats)} seats found: check "

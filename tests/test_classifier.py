@@ -39,6 +39,23 @@ def test_classifier_names_a_batch() -> None:
     assert len(empty[0]) == 0
 
 
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_several_views_of_a_corner_are_read_together() -> None:
+    from vision.classifier import CornerClassifier
+
+    classifier = CornerClassifier()
+    rng = np.random.default_rng(3)
+    close, wide = (rng.integers(0, 255, (4, CROP, CROP, 3), np.uint8) for _ in range(2))
+    one = classifier.probabilities(close)
+    assert np.allclose(classifier.views_probabilities([close]), one, atol=1e-6)
+    assert np.allclose(classifier.views_probabilities([close, close]), one, atol=1e-5)
+    # Two views: the normalised geometric mean of each view's reading.
+    both = classifier.views_probabilities([close, wide])
+    mean = np.sqrt(one * classifier.probabilities(wide))
+    assert np.allclose(both, mean / mean.sum(axis=1, keepdims=True), atol=1e-4)
+    assert classifier.views_probabilities([close[:0], wide[:0]]).shape == (0, 52)
+
+
 def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path) -> None:
     from vision.training.train_classifier import train
 
@@ -94,6 +111,9 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
             probabilities = np.repeat(rest[:, None], 52, axis=1)
             probabilities[np.arange(len(crops)), np.arange(len(crops))] = top
             return probabilities
+
+        def views_probabilities(self, views: list[np.ndarray]) -> np.ndarray:
+            return self.probabilities(views[0])
 
     reader.classifier = Sure()
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50

@@ -13,7 +13,7 @@ from PIL import Image
 from vision.detections import Detections
 from vision.photo import PhotoError, load_photo
 from vision.pipeline import read_image
-from vision.reading import group_rows, read_cards
+from vision.reading import group_rows, merge_corners, read_cards
 
 NAMES = ("As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "6s", "5d", "4h", "3c", "2s", "Ah")
 
@@ -161,6 +161,11 @@ def test_a_doubtful_card_is_offered_when_cards_are_missing() -> None:
     # Nothing is offered when the count is not known or nothing is missing.
     assert read_cards(found, min_lone_confidence=0.9)[1] == []
     assert read_cards(found, min_lone_confidence=0.9, expect=2)[1] == []
+    # merge_corners also hands over the doubtful cards themselves, most confident first
+    # (a whole table's reading fills a short seat from them), whatever the count.
+    merged = merge_corners(found, min_lone_confidence=0.9)
+    assert [(c.card, c.corners) for c in merged.doubtful] == [("Jc", 1), ("Qh", 1), ("Kd", 1)]
+    assert sorted(c.card for c in merged.cards) == ["As", "Kd"]
 
 
 def test_the_count_warning_comes_before_the_cards_offered() -> None:

@@ -327,3 +327,51 @@ def test_to_dict_matches_the_issue() -> None:
     assert set(seat) == {"seat", "cards", "rows", "warnings"}
     assert seat["seat"] == 1 and len(seat["cards"]) == 13
     assert {k: len(v) for k, v in seat["rows"].items()} == {"front": 3, "middle": 5, "back": 5}
+
+
+def _lone(card: CardReading, confidence: float = 0.6) -> CardReading:
+    """``card`` as a doubtful reading: one corner index, read unsure."""
+    x1, y1, x2, y2 = card.box
+    side = min(x2 - x1, y2 - y1, 0.35 * CARD_PX)
+    return CardReading(card.card, confidence, (x1, y1, x1 + side, y1 + side), 1)
+
+
+def test_short_seat_takes_its_doubtful_cards() -> None:
+    table = build_table(EVEN[3], seed=21)
+    missing = [table.seats[1]["middle"][2], table.seats[1]["back"][4]]
+    kept = [c for c in table.cards if c.card not in missing]
+    doubtful = [_lone(c) for c in table.cards if c.card in missing]
+    # A doubtful reading of a card a seat already holds is a misread second corner.
+    held = next(c for c in kept if c.card == table.seats[1]["front"][0])
+    doubtful.append(_lone(held, 0.8))
+    reading = group_table(kept, table.size, doubtful=doubtful)
+    assert reading.ready
+    seat = seat_of(reading, missing[0])
+    assert seat.rows is not None
+    assert {r: set(c) for r, c in seat.rows.to_dict().items()} == \
+        {r: set(c) for r, c in table.seats[1].items()}
+
+
+def test_doubtful_cards_never_fill_a_full_seat_or_a_far_one() -> None:
+    table = build_table(EVEN[2], seed=22)
+    unused = [c for c in CARD_NAMES if c not in {r.card for r in table.cards}]
+    near = next(c for c in table.cards if c.card == table.seats[0]["back"][4])
+    x1, y1 = near.box[:2]
+    beside_full = CardReading(unused[0], 0.8, (x1 + 20, y1 + 20, x1 + 35, y1 + 40), 1)
+    reading = group_table(table.cards, table.size, doubtful=[beside_full])
+    assert reading.ready and all(len(s.cards) == 13 for s in reading.seats)
+    # A seat short of a card does not take a doubtful one lying far from its cards.
+    missing = table.seats[0]["front"][1]
+    kept = [c for c in table.cards if c.card != missing]
+    far = CardReading(missing, 0.8, (0.0, 0.0, 15.0, 20.0), 1)
+    short = seat_of(group_table(kept, table.size, doubtful=[far]), table.seats[0]["back"][0])
+    assert len(short.cards) == 12 and short.rows is None
+
+
+def test_seat_short_of_three_cards_is_not_filled() -> None:
+    table = build_table(EVEN[2], seed=23)
+    missing = table.seats[0]["back"][:3]
+    kept = [c for c in table.cards if c.card not in missing]
+    doubtful = [_lone(c) for c in table.cards if c.card in missing]
+    seat = seat_of(group_table(kept, table.size, doubtful=doubtful), table.seats[0]["front"][0])
+    assert len(seat.cards) == 10

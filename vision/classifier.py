@@ -9,6 +9,7 @@ is trained by ``vision.training.train_classifier``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -46,16 +47,24 @@ class CornerClassifier:
         Each crop is also read mirrored (a mirrored index names the same card) and the two
         readings' log-probabilities are averaged: measured on the held-out crops, this
         names 1-2 % more of them right than one reading, for twice a small cost."""
-        if len(crops) == 0:
+        return self.views_probabilities([crops], mirrored)
+
+    def views_probabilities(self, views: Sequence[np.ndarray], mirrored: bool = True
+                            ) -> np.ndarray:
+        """The same N corners cut several ways (``views``: each (N, CROP, CROP, 3)) ->
+        (N, 52) probabilities from all the readings' averaged log-probabilities, in one run
+        of the network. Photo mode cuts each corner twice, close and with more of the card
+        around it (``vision.detector.ModelInfo.photo_margins``)."""
+        n = len(views[0]) if views else 0
+        if n == 0:
             return np.zeros((0, 52), np.float32)
-        batch = classifier_input(crops)
+        batch = np.concatenate([classifier_input(view) for view in views])
         if mirrored:
             batch = np.concatenate([batch, batch[:, :, :, ::-1]])
         logits = self.session.run(None, {self.input: batch})[0]
         log_probs = logits - logits.max(axis=1, keepdims=True)
         log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
-        n = len(crops)
-        joint = (log_probs[:n] + log_probs[n:]) / 2 if mirrored else log_probs
+        joint = log_probs.reshape(-1, n, log_probs.shape[1]).mean(axis=0)
         probs = np.exp(joint - joint.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
         return probs.astype(np.float32)

@@ -19,7 +19,7 @@ from engine.cards import CARD_NAMES
 
 from .classifier import ClassifierError, CornerClassifier
 from .detections import Detections
-from .netinput import crop_square, detector_input, letterbox
+from .netinput import MARGIN, crop_square, detector_input, letterbox
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of it
@@ -58,6 +58,10 @@ class ModelInfo:
     photo_index_px: float = 24.0
     # The largest side photo mode feeds the network (cost grows with its square).
     max_pass_side: int = 2048
+    # Photo mode names each corner from crops cut at these margins (times the box's longer
+    # side), their readings averaged: a wider crop shows the suit under a rank the
+    # detector boxed alone, and which way up a 6 or a 9 is. Live mode cuts one, at MARGIN.
+    photo_margins: tuple[float, ...] = (MARGIN,)
 
     @property
     def detector_threshold(self) -> float:
@@ -86,7 +90,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              else float(settings["faint_conf"]),
                              float(settings.get("faint_class_conf", 0.9)),
                              float(settings.get("photo_index_px", 24.0)),
-                             int(settings.get("max_pass_side", 2048)))
+                             int(settings.get("max_pass_side", 2048)),
+                             tuple(float(m) for m in settings.get("photo_margins", [MARGIN])))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -229,7 +234,8 @@ class CardDetector:
                 found = self.locator.predict(image, threshold, self.info.iou, side=side)
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
-        return self._name_corners(image, found)
+        margins = self.info.photo_margins if mode == "photo" else (MARGIN,)
+        return self._name_corners(image, found, margins)
 
     def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
         """The longer side at which photo mode reads ``image``, from the corners a first
@@ -264,18 +270,23 @@ class CardDetector:
         """How ``vision.reading.read_cards`` should merge this model's corners."""
         return {"min_lone_confidence": self.info.min_lone_conf}
 
-    def _name_corners(self, image: np.ndarray, found: Detections) -> Detections:
-        """Second stage: the classifier names each corner from the full-size photo.
+    def _name_corners(self, image: np.ndarray, found: Detections,
+                      margins: tuple[float, ...] = (MARGIN,)) -> Detections:
+        """Second stage: the classifier names each corner from the full-size photo, from
+        crops cut at ``margins`` (see ``ModelInfo.photo_margins``).
 
         The confidence is the classifier's: the detector's score only says that a corner
-        index is there, not which card it names."""
+        index is there, not which card it names. A learned deck reads the crop it was
+        fitted on (``MARGIN``) only."""
         assert self.classifier is not None
         if len(found) == 0:
             return found
-        crops = np.stack([crop_square(image, box) for box in found.xyxy])
-        probabilities = self.deck.probabilities(crops) if self.deck is not None else None
+        views = {margin: np.stack([crop_square(image, box, margin) for box in found.xyxy])
+                 for margin in {MARGIN, *margins}}
+        probabilities = self.deck.probabilities(views[MARGIN]) \
+            if self.deck is not None else None
         if probabilities is None:
-            probabilities = self.classifier.probabilities(crops)
+            probabilities = self.classifier.views_probabilities([views[m] for m in margins])
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))

@@ -16,7 +16,7 @@ import numpy as np
 from .detections import Detections
 from .detector import Mode
 from .photo import MAX_SIDE, load_photo
-from .reading import CardReading, Rows, group_rows, read_cards
+from .reading import CardReading, Rows, group_rows, merge_corners
 
 HAND_SIZE = 13
 
@@ -38,6 +38,9 @@ class PhotoReading:
     warnings: list[str] = field(default_factory=list)
     detections: Detections | None = None
     size: tuple[int, int] = (0, 0)  # width, height of the (shrunk, upright) photo
+    # Cards seen in one unsure corner and left out (``vision.reading.merge_corners``): a
+    # whole table's reading fills a seat that lacks a card from them (``vision.table``).
+    doubtful: list[CardReading] = field(default_factory=list)
 
     @property
     def card_names(self) -> list[str]:
@@ -65,13 +68,15 @@ def count_warnings(count: int, expect: int | None) -> list[str]:
 def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
                expect: int | None = HAND_SIZE, mode: Mode = "photo") -> PhotoReading:
     detections = detector.detect(image, mode)
-    cards, warnings = read_cards(detections, expect=expect,
-                                 **getattr(detector, "reading_settings", {}))
+    merged = merge_corners(detections, expect=expect,
+                           **getattr(detector, "reading_settings", {}))
+    cards = merged.cards
     # The count first: the cards read but left in doubt ("maybe ...") explain it.
-    warnings = count_warnings(len(cards), expect) + warnings
+    warnings = count_warnings(len(cards), expect) + merged.warnings
     rows = group_rows(cards) if len(cards) == HAND_SIZE else None
     height, width = image.shape[:2]
-    return PhotoReading(name, cards, rows, warnings, detections, (width, height))
+    return PhotoReading(name, cards, rows, warnings, detections, (width, height),
+                        merged.doubtful)
 
 
 def read_photo(source: str | Path | bytes, detector: Detector, name: str | None = None,

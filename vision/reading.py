@@ -58,11 +58,30 @@ CARD_DIAGONAL_PER_INDEX = 9.0
 MIN_ALTERNATIVE = 0.15
 
 
+@dataclass
+class MergedCorners:
+    """``read_cards``' whole answer: the cards read, the doubtful ones left out (seen in
+    one corner below ``min_lone_confidence``, most confident first), and the warnings."""
+
+    cards: list[CardReading]
+    doubtful: list[CardReading]
+    warnings: list[str]
+
+
 def read_cards(detections: Detections, max_card_span: float | None = None,
                min_lone_confidence: float = 0.0, expect: int | None = None,
                min_alternative: float = MIN_ALTERNATIVE,
                ) -> tuple[list[CardReading], list[str]]:
-    """Merge the corners of each card; returns the cards and warnings.
+    """The cards and warnings of :func:`merge_corners`."""
+    merged = merge_corners(detections, max_card_span, min_lone_confidence, expect,
+                           min_alternative)
+    return merged.cards, merged.warnings
+
+
+def merge_corners(detections: Detections, max_card_span: float | None = None,
+                  min_lone_confidence: float = 0.0, expect: int | None = None,
+                  min_alternative: float = MIN_ALTERNATIVE) -> MergedCorners:
+    """Merge the corners of each card; returns the cards, the doubtful ones and warnings.
 
     Two corners that name the same card are one card when they lie within one card's
     diagonal of each other, judged from their own size (``CARD_DIAGONAL_PER_INDEX`` times
@@ -122,7 +141,8 @@ def read_cards(detections: Detections, max_card_span: float | None = None,
                                 f"reads {maybe.card} at {maybe.confidence:.2f}, too unsure "
                                 "to count; check it and add the card if it is there")
     readings.sort(key=lambda r: -r.confidence)
-    return readings, warnings
+    doubtful.sort(key=lambda r: -r.confidence)
+    return MergedCorners(readings, doubtful, warnings)
 
 
 Group = tuple[int, list[int]]  # a card: its name's class id, the indices of its corners

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .reading import CardReading
+from .reading import CARD_DIAGONAL_PER_INDEX, CardReading
 
 HAND_SIZE = 13
 ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
@@ -50,6 +50,9 @@ MIN_ROW_SEPARATION = 0.7
 EDGE_MARGIN = 0.01
 # How much better rows with the 3 farthest from the centre must score to be taken so.
 REVERSED_HANDICAP = 0.05
+# A seat short of at most this many cards takes them from the cards seen in one unsure
+# corner (see ``group_table``).
+MAX_FILLED = 2
 
 Point = tuple[float, float]
 
@@ -109,9 +112,16 @@ class TableReading:
 
 
 def group_table(cards: Sequence[CardReading], size: tuple[int, int],
-                seats: int | None = None) -> TableReading:
+                seats: int | None = None, doubtful: Sequence[CardReading] = ()
+                ) -> TableReading:
     """Seats and rows of a whole table's cards. ``size`` is the photo's (width, height);
-    ``seats`` fixes how many players sit at the table (2-4), else it is found."""
+    ``seats`` fixes how many players sit at the table (2-4), else it is found.
+
+    ``doubtful``: cards seen in one corner only, too unsure to count on their own
+    (``vision.reading.merge_corners``). At a table most cards show one corner, the other
+    under the next card of the row, so these are often real. A seat short of one or two
+    cards takes them, most confident first, when they lie among its own cards (within a
+    card's diagonal of one) and name a card no seat holds."""
     width, height = size
     if seats is not None and seats not in SEAT_COUNTS:
         raise ValueError(f"a table has 2 to 4 seats, not {seats}")
@@ -121,8 +131,8 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
                              "player's three rows face up and retake the photo from above"])
     points = np.array([c.center for c in cards], np.float64)
     centre = (points.min(axis=0) + points.max(axis=0)) / 2
-    groups = _split_seats(points, centre, seats)
-    found = [_seat(list(cards[i] for i in group), centre) for group in groups]
+    groups = [[cards[i] for i in group] for group in _split_seats(points, centre, seats)]
+    found = [_seat(group, centre) for group in _fill_short(groups, doubtful)]
     ordered = _number(found, centre)
     table = TableReading(ordered, (float(centre[0]), float(centre[1])), size)
     _check_counts(table)
@@ -155,6 +165,28 @@ def _split_seats(points: np.ndarray, centre: np.ndarray, seats: int | None
             best = (key, groups)
     assert best is not None
     return best[1]
+
+
+def _fill_short(groups: list[list[CardReading]], doubtful: Sequence[CardReading]
+                ) -> list[list[CardReading]]:
+    """``groups`` with the doubtful cards ``group_table`` lets a short seat take."""
+    held = {card.card for group in groups for card in group}
+    filled = [list(group) for group in groups]
+    for candidate in sorted(doubtful, key=lambda c: -c.confidence):
+        if candidate.card in held:
+            continue
+        x1, y1, x2, y2 = candidate.box
+        reach = CARD_DIAGONAL_PER_INDEX * max(x2 - x1, y2 - y1)
+        point = np.array(candidate.center)
+        distances = [min(float(np.hypot(*(point - np.array(c.center)))) for c in group)
+                     if group else math.inf for group in filled]
+        nearest = int(np.argmin(distances))
+        short = HAND_SIZE - len(filled[nearest])
+        if distances[nearest] <= reach and short > 0 and \
+                HAND_SIZE - len(groups[nearest]) <= MAX_FILLED:
+            filled[nearest].append(candidate)
+            held.add(candidate.card)
+    return filled
 
 
 def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:

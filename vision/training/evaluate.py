@@ -168,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="photo mode: the index size it reads at (default: shipped)")
     parser.add_argument("--max-pass-side", type=int, default=None,
                         help="photo mode: the largest side it reads at (default: shipped)")
+    parser.add_argument("--photo-margins", type=float, nargs="+", default=None,
+                        help="photo mode: the crop margins each corner is named from "
+                             "(default: shipped)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -187,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
-               "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side}
+               "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side,
+               "photo_margins": None if args.photo_margins is None else tuple(args.photo_margins)}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = card_detector(info)
     detector.warm_up()

@@ -212,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
                                     [cv2.IMWRITE_JPEG_QUALITY, 85])
             tick = time.perf_counter()
             reading = read_photo(jpeg.tobytes(), detector, expect=None)
-            read = group_table(reading.cards, reading.size)
+            read = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
             read_seconds.append(time.perf_counter() - tick)
             right_read, _ = seats_right(read, scene.seats)
             totals["read_right"] += right_read
