@@ -539,7 +539,7 @@ def table_photo_source() -> None:
             st.error(_("The card detector is not available ({problem}). Fill in each seat "
                        "below.").format(problem=error))
             return
-        table = group_table(reading.cards, reading.size)
+        table = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
         if 2 <= len(table.seats) <= MAX_PLAYERS:
             st.session_state["table_players"] = len(table.seats)
         for seat in table.seats[:MAX_PLAYERS]:

@@ -347,7 +347,8 @@ def test_short_seat_takes_its_doubtful_cards() -> None:
     reading = group_table(kept, table.size, doubtful=doubtful)
     assert reading.ready
     seat = seat_of(reading, missing[0])
-    assert seat.rows is not None
+    assert seat.rows is not None and sorted(seat.unsure) == sorted(missing)
+    assert all(s.unsure == [] for s in reading.seats if s is not seat)
     assert {r: set(c) for r, c in seat.rows.to_dict().items()} == \
         {r: set(c) for r, c in table.seats[1].items()}
 
@@ -375,3 +376,23 @@ def test_seat_short_of_three_cards_is_not_filled() -> None:
     doubtful = [_lone(c) for c in table.cards if c.card in missing]
     seat = seat_of(group_table(kept, table.size, doubtful=doubtful), table.seats[0]["front"][0])
     assert len(seat.cards) == 10
+
+
+def test_a_card_taken_from_an_unsure_corner_is_drawn_marked() -> None:
+    from vision.draw import annotate_table
+
+    table = build_table(EVEN[2], seed=24)
+    missing = table.seats[0]["middle"][0]
+    kept = [c for c in table.cards if c.card != missing]
+    doubtful = [_lone(c) for c in table.cards if c.card == missing]
+    image = np.full((table.size[1], table.size[0], 3), 255, np.uint8)
+    reading = group_table(kept, table.size, doubtful=doubtful)
+    marked = np.asarray(annotate_table(image, reading))
+    for seat in reading.seats:
+        seat.unsure = []
+    plain = np.asarray(annotate_table(image, reading))
+    assert marked.shape == plain.shape == image.shape
+    _, y1, x2, _ = doubtful[0].box
+    beside = (slice(int(y1), int(y1) + 20), slice(int(x2) + 2, int(x2) + 40))
+    assert (marked[beside] != plain[beside]).any()  # the "?" label beside the card
+    assert (marked != plain).sum() == (marked[beside] != plain[beside]).sum()

@@ -105,6 +105,8 @@ def annotate_table(image: np.ndarray, table: TableReading,
         for card in seat.cards:
             x1, y1, x2, y2 = (v * ratio for v in card.box)
             draw.rectangle((x1, y1, x2, y2), outline=colour, width=max(1, width // 2))
+            if card.card in seat.unsure:  # read from one unsure corner: check it
+                draw.text((x2 + width, y1), f"{card.card}?", fill=colour, font=small)
         if outer is not None:
             label = f"{seat.number}"
             if names and seat.number <= len(names):

@@ -78,6 +78,9 @@ class Seat:
     rows: SeatRows | None  # None when the cards do not make rows of 3, 5 and 5
     outward: Point  # unit vector from the table's centre across the seat's rows, outwards
     warnings: list[str] = field(default_factory=list)
+    # Cards the seat took from one unsure corner each (see ``group_table``): drawn marked,
+    # for the players to check.
+    unsure: list[str] = field(default_factory=list)
 
     @property
     def card_names(self) -> list[str]:
@@ -132,7 +135,12 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
     points = np.array([c.center for c in cards], np.float64)
     centre = (points.min(axis=0) + points.max(axis=0)) / 2
     groups = [[cards[i] for i in group] for group in _split_seats(points, centre, seats)]
-    found = [_seat(group, centre) for group in _fill_short(groups, doubtful)]
+    taken = {id(card) for card in doubtful}
+    found = []
+    for group in _fill_short(groups, doubtful):
+        seat = _seat(group, centre)
+        seat.unsure = [card.card for card in group if id(card) in taken]
+        found.append(seat)
     ordered = _number(found, centre)
     table = TableReading(ordered, (float(centre[0]), float(centre[1])), size)
     _check_counts(table)
