@@ -372,3 +372,26 @@ def test_cli_deck_learn_then_forget(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 0 and out.startswith("mine ")
     code, out, _ = run(capsys, "deck", "forget", "mine")
     assert code == 0 and _stored(tmp_path) == []
+
+
+def test_the_correction_reads_only_crops_like_the_ones_it_was_fitted_on() -> None:
+    from vision.decks import MIN_LIKENESS, fit_correction
+
+    rng = np.random.default_rng(5)
+    dims = 8
+    # The deck's corners: features near one direction, the classifier reading them as class
+    # 0 while they are class 1.
+    direction = np.zeros(dims)
+    direction[0] = 1.0
+    features = direction + rng.normal(0, 0.02, (40, dims))
+    log_probs = np.log(np.full((40, 52), 0.1 / 51))
+    log_probs[:, 0] = np.log(0.9)
+    correction = fit_correction(log_probs, features, np.ones(40, np.int64), l2=1e-4)
+    alike = direction + rng.normal(0, 0.02, (3, dims))
+    unlike = np.zeros((3, dims))
+    unlike[:, 1] = 1.0  # a crop the deck's photos never showed (cosine 0 to them)
+    base = np.repeat(log_probs[:1], 3, axis=0)
+    assert (correction.apply(base, alike).argmax(axis=1) == 1).all()
+    kept = correction.apply(base, unlike)
+    assert np.allclose(kept, np.exp(base), atol=1e-6)
+    assert 0 < MIN_LIKENESS < 1
