@@ -103,7 +103,7 @@ def read_upload(data: bytes, slot: str, expect: int | None = 13) -> Any:
         return None
     except ModelError as error:
         st.error(_("The card detector is not available ({problem}). Type the cards instead."
-                   ).format(problem=error))
+                   ).format(problem=error_text(error)))
         return None
     with phase("draw"):
         picture, scale = shrink(image)
@@ -344,7 +344,7 @@ def live_camera() -> None:
         detector = get_detector()
     except ModelError as error:
         st.error(_("The card detector is not available ({problem}). Type the cards instead."
-                   ).format(problem=error))
+                   ).format(problem=error_text(error)))
         return
     reader = st.session_state.setdefault("live_reader", LiveReader(detector, get_language()))
     reader.language = get_language()
@@ -537,7 +537,7 @@ def table_photo_source() -> None:
             return
         except ModelError as error:
             st.error(_("The card detector is not available ({problem}). Fill in each seat "
-                       "below.").format(problem=error))
+                       "below.").format(problem=error_text(error)))
             return
         table = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
         if 2 <= len(table.seats) <= MAX_PLAYERS:
@@ -755,18 +755,25 @@ def page_deck() -> None:
 
         bar = st.progress(0.0, text=_("Learning the deck..."))
         with tempfile.TemporaryDirectory() as folder:
-            paths = []
+            # Each photo's file on the server -> its name as the player uploaded it.
+            uploaded: dict[str, str] = {}
             given = [photo for photo in photos if photo is not None]
             for (filename, data), (suit, _title) in zip(given, DECK_SUITS, strict=True):
                 path = Path(folder) / f"{suit}-{Path(filename).name}"
                 path.write_bytes(data)
-                paths.append(str(path))
+                uploaded[str(path)] = filename
             try:
-                deck = learn_deck(name, paths, detector=_load_detector(None),
+                deck = learn_deck(name, list(uploaded), detector=_load_detector(None),
                                   progress=lambda step, steps, what: bar.progress(
                                       step / steps, text=terms.deck_step(what)))
             except (DeckError, ModelError) as error:
-                st.error(_("{problem}. Nothing was saved.").format(problem=error_text(error)))
+                # The reader names a photo by its file: the player's name for it, not the
+                # server's temporary one.
+                problem = str(error)
+                for path, filename in uploaded.items():
+                    problem = problem.replace(path, filename)
+                st.error(_("{problem}. Nothing was saved.").format(
+                    problem=terms.message(problem)))
                 deck = None
         if deck is not None:
             st.success(_("Deck '{name}' learned. Choose it under '{chooser}' in the sidebar to "

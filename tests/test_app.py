@@ -216,6 +216,25 @@ def test_my_deck_page_in_the_players_language(tmp_path: Path,
     assert at.button(key="deck_corrections_clear").label == "清除修正"
 
 
+
+def test_a_deck_that_cannot_be_read_is_explained_in_the_players_language(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deck chosen in the sidebar can no longer be read: the My deck page says so in
+    the player's language, and what to do in the app rather than on the command line."""
+    from vision.decks import new_deck
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path))
+    new_deck("table").save()
+    (tmp_path / "decks" / "table" / "deck.json").write_text(
+        json.dumps({"name": "table", "format": 0}))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = at.selectbox(key="language").set_value("vi").run()
+    at = at.selectbox(key="deck_choice").set_value("table").run()
+    assert not at.exception
+    errors = _texts(at, "error")
+    assert any('bộ bài "table" được lưu theo định dạng khác' in e for e in errors), errors
+    assert not any("learn it again" in e or "cpoker" in e for e in errors), errors
+
 def _walk(block) -> list:
     """Every element under ``block``, in page order."""
     found = []

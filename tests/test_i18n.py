@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import ast
+import json
 import random
 import re
+import struct
+import zlib
+from collections.abc import Callable
 from importlib import resources
+from pathlib import Path
 
+import numpy as np
 import pytest
 from conftest import DATA, ROOT
 
@@ -389,3 +395,195 @@ def test_deck_learning_steps_are_translated(language: str) -> None:
     set_language(language)
     for text in samples:
         assert terms.deck_step(text) != text, text
+
+
+# --- deck learning's errors (vision/decks.py), on the My deck page ---------------------------
+
+class _Found:
+    """A detector's answer with some corners in it (what understand_photo counts)."""
+
+    xyxy = np.zeros((1, 4), np.float32)
+    labels = ("As",)
+
+    def __len__(self) -> int:
+        return 1
+
+
+class _Finds:
+    def __init__(self, found: object) -> None:
+        self.found = found
+
+    def detect(self, image: np.ndarray) -> object:
+        return self.found
+
+
+def _too_large_png(width: int = 20_000, height: int = 20_000) -> bytes:
+    """A PNG whose header says it is ``width`` x ``height``: opened, never decoded."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data
+                + struct.pack(">I", zlib.crc32(kind + data)))
+
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2,
+                                                               0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(b"\0")) + chunk(b"IEND", b""))
+
+
+def _raised(call: Callable[[], object]) -> str:
+    with pytest.raises(ValueError) as raised:  # DeckError and PhotoError are ValueErrors
+        call()
+    return str(raised.value)
+
+
+def _deck_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                 ) -> list[tuple[str, str, list[str]]]:
+    """Each kind of message learning, loading or correcting a deck raises, as the reader
+    writes it: (kind, message, the variable parts its translation keeps). From the real
+    functions given bad input, each cheap here (no model is run); the one that would need
+    a broken model file is built with the code's own wording."""
+    from vision import decks
+    from vision.decks import (
+        CLASS_OF,
+        FEATURES_MODEL,
+        RANK_ORDER,
+        CornerFeatures,
+        _check_order,
+        _check_suits,
+        check_name,
+        forget_deck,
+        learn_deck,
+        load_deck,
+        new_deck,
+        understand_photo,
+    )
+    from vision.photo import load_photo
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path / "home"))
+    found = [("invalid name", _raised(lambda: check_name("bad name!")), ["bad name!"]),
+             ("no deck, none learned", _raised(lambda: load_deck("blue")), ["blue"])]
+    new_deck("red").save()
+    found += [("no deck", _raised(lambda: load_deck("blue")), ["blue", "red"]),
+              ("nothing to forget", _raised(lambda: forget_deck("blue")), ["blue"])]
+    stored = tmp_path / "home" / "decks"
+    new_deck("old").save()
+    (stored / "old" / "deck.json").write_text(json.dumps({"name": "old", "format": 0}))
+    new_deck("broken").save()
+    (stored / "broken" / "deck.json").write_text("{")
+    found += [("another format", _raised(lambda: load_deck("old")), ["old"]),
+              ("unreadable deck", _raised(lambda: load_deck("broken")),
+               ["broken", str(stored / "broken")])]
+    absent = tmp_path / "absent.onnx"
+    found.append(("no features model", _raised(lambda: CornerFeatures(absent)),
+                  ["absent.onnx", str(tmp_path)]))
+    # CornerFeatures' words when the file is there but made without the features output.
+    found.append(("no features output", f"{FEATURES_MODEL.name} has no features output: "
+                  "remake it with `python -m vision.training.deck_features`",
+                  [FEATURES_MODEL.name]))
+    image = np.zeros((64, 64, 3), np.uint8)
+    found.append(("not a card", _raised(
+        lambda: new_deck("red").add_correction(image, (0, 0, 9, 9), "Zz")), ["Zz"]))
+    photos = []
+    for n, suit in enumerate(("spades", "hearts", "diamonds", "clubs")):
+        photos.append(tmp_path / f"{suit}.jpg")
+        photos[-1].write_bytes(b"not a photo %d" % n)
+    paths = [str(p) for p in photos]
+    found += [("three photos", _raised(lambda: learn_deck("x", paths[:3])), ["3"]),
+              ("suits", _raised(lambda: learn_deck("x", paths, suits="sshc")), ["sshc"])]
+    # Past the checks of what was given, without loading a model.
+    monkeypatch.setattr(decks, "shared_features", lambda: None)
+    twice = [paths[0], paths[0], *paths[2:]]
+    found += [("same photo", _raised(lambda: learn_deck("x", twice, detector=_Finds(None))),
+               [paths[0]]),
+              ("unreadable photo", _raised(lambda: learn_deck("x", paths,
+                                                              detector=_Finds(None))),
+               [paths[0]]),
+              ("photo too large", _raised(lambda: load_photo(_too_large_png())),
+               ["20000x20000", "400", "200"]),
+              ("no cards", _raised(lambda: understand_photo("spades.jpg", "s", image,
+                                                            _Finds([]))), ["spades.jpg"])]
+    for count in (12, 14):
+        monkeypatch.setattr(decks, "order_cards", lambda *args, count=count, **kwargs:
+                            [None] * count)
+        found.append((f"{count} cards", _raised(
+            lambda: understand_photo("hearts.jpg", "h", image, _Finds(_Found()))),
+            ["hearts.jpg", str(count)]))
+    # The classifier sure of each card: the 2nd reads 8s and the 8th 2s.
+    sure = np.zeros((13, 52))
+    for k, rank in enumerate(RANK_ORDER):
+        sure[k, CLASS_OF[rank + "s"]] = 1.0
+    sure[[1, 7]] = sure[[7, 1]]
+    found.append(("out of order", _raised(lambda: _check_order("spades.jpg", "s", sure)),
+                  ["spades.jpg", "8s", "2s", "2", "8"]))
+    reads = [("hearts.jpg", "s", ("h", 12, 13)), ("spades.jpg", "h", ("s", 11, 13)),
+             ("diamonds.jpg", "d", ("d", 13, 13)), ("clubs.jpg", "c", ("c", 13, 13))]
+    found.append(("wrong suit", _raised(lambda: _check_suits(reads)),
+                  ["hearts.jpg", "12", "13"]))
+    return found
+
+
+DECK_ERROR_KINDS = 19
+# English words of the reader's that a translated deck message must not keep.
+READER_WORDS = re.compile(r"\b(spades|hearts|diamonds|clubs|\d+(st|nd|rd|th)|none yet)\b")
+COMMAND_LINE = re.compile(r"--suits|`|\bcpoker deck\b|python -m")
+
+
+@pytest.mark.parametrize("language", CATALOG_LANGUAGES)
+def test_deck_errors_are_translated(language: str, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every error of learning a deck reads in the player's language on the My deck page,
+    with its photo, counts and cards as the reader named them and its suit words and
+    ordinals translated."""
+    errors = _deck_errors(tmp_path, monkeypatch)
+    assert len({kind for kind, _text, _parts in errors}) == DECK_ERROR_KINDS
+    set_language(language)
+    for kind, text, parts in errors:
+        assert terms.is_known_message(text), (kind, text)
+        shown = terms.message(text)
+        assert shown != text and "{" not in shown, (kind, shown)
+        rest = shown
+        for part in parts:
+            assert part in shown, (kind, part, shown)
+            rest = rest.replace(part, "")
+        assert not READER_WORDS.search(rest), (kind, shown)
+        assert not COMMAND_LINE.search(shown), (kind, shown)
+
+
+def test_deck_errors_in_english_say_what_to_do_in_the_app(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command line's advice (--suits, `cpoker deck ...`, `python -m ...`) means
+    nothing in the browser: the app's English says what to do in the app instead, and
+    keeps the rest of the reader's message."""
+    errors = _deck_errors(tmp_path, monkeypatch)
+    set_language("en")
+    commands = 0
+    for kind, text, parts in errors:
+        shown = terms.message(text)
+        assert all(part in shown for part in parts), (kind, shown)
+        assert not COMMAND_LINE.search(shown), (kind, shown)
+        commands += bool(COMMAND_LINE.search(text))
+    assert commands >= 6
+    out_of_order = dict((kind, text) for kind, text, _parts in errors)["out of order"]
+    assert "the 2nd card reads 8s, the 8th card reads 2s" in terms.message(out_of_order)
+
+
+def test_a_deck_photo_read_from_a_file_is_named() -> None:
+    """A photo's error from learning a deck names its file (the app gives the uploaded
+    file's name); one from an upload read whole names none."""
+    set_language("zh_Hant")
+    translated = translations("zh_Hant").gettext(
+        "the photo is not an image we can read: use a JPEG or PNG photo")
+    assert terms.message("IMG_7.jpg is not an image we can read: use a JPEG or PNG "
+                         "photo") == f"IMG_7.jpg: {translated}"
+    assert terms.message("the uploaded photo is not an image we can read: use a JPEG or "
+                         "PNG photo") == translated
+
+
+@pytest.mark.parametrize("language", list(LANGUAGES))
+def test_an_unknown_deck_message_is_shown_as_it_is(language: str) -> None:
+    """A message of a shape the app does not know (a new one in vision/decks.py) is shown
+    in English rather than lost or garbled."""
+    set_language(language)
+    for text in ("spades.jpg: the cards are upside down: turn them and retake the photo",
+                 "deck 'blue' is busy: try again later",
+                 "no deck named 'blue' in the attic",
+                 "hearts.jpg: cards out of order (the 2nd card is missing): lay them again"):
+        assert terms.message(text) == text

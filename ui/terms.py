@@ -84,7 +84,7 @@ def row_label(row: str | Row) -> str:
 def _untag(message: str) -> str:
     """English rank words carry a tag in their msgid ("rank:two") so that they do not
     share a translation with another "two"; an untranslated one drops it."""
-    tagged = message.startswith(("rank:", "ranks:", "edge:"))
+    tagged = message.startswith(("rank:", "ranks:", "edge:", "ordinal:", "separator:"))
     return message.split(":", 1)[1] if tagged else message
 
 
@@ -493,10 +493,123 @@ ERROR_SHAPES: list[tuple[str, str]] = [
      r"off; retake the photo with the whole table in view",
      N_("seat {seat}: cards at the photo's edge ({edges}): the seat may be cut off; retake "
         "the photo with the whole table in view")),
+    (r"(?P<photo>.+) is too large \((?P<size>\d+x\d+) pixels, (?P<megapixels>\d+) megapixels\): "
+     r"use a photo of at most (?P<most>\d+) megapixels",
+     N_("the photo is too large ({size} pixels, {megapixels} megapixels): use a photo of at "
+        "most {most} megapixels")),
+    # Learning, loading and correcting a deck (vision/decks.py), on the My deck page. A
+    # deck's name and a typed card come quoted (repr); a photo is named by its file. Where
+    # the reader says what to type on the command line (--suits, `cpoker deck ...`,
+    # `python -m ...`), the app says what to do in the app instead.
+    (r"deck name (?P<deck>.+): use 1 to 40 letters, digits, '-', '_' or '\.', starting with "
+     r"a letter or digit",
+     N_("deck name '{deck}': use 1 to 40 letters, digits, '-', '_' or '.', starting with a "
+        "letter or digit")),
+    (r"no deck named (?P<deck>.+) \(stored decks: (?P<known>.*)\); learn it with "
+     r"`cpoker deck learn`",
+     N_("no deck named '{deck}' (learned decks: {known}): learn it on the My deck page")),
+    (r"no deck named (?P<deck>.+); `cpoker deck list` shows the stored decks",
+     N_("no deck named '{deck}': choose a learned deck in the sidebar")),
+    (r"deck (?P<deck>.+) in (?P<path>.+) cannot be read \((?P<why>.+)\): forget it and learn "
+     r"it again",
+     N_("deck '{deck}' in {path} cannot be read ({why}): learn it again on the My deck page, "
+        "under the same name")),
+    (r"deck (?P<deck>.+) was stored in another format: learn it again",
+     N_("deck '{deck}' was stored in another format: learn it again on the My deck page, "
+        "under the same name")),
+    (r"(?P<model>\S+) is missing from (?P<folder>.+): make it with "
+     r"`python -m vision\.training\.deck_features`",
+     N_("the features model {model} is missing from {folder}: decks cannot be learned or "
+        "used until whoever runs this app makes it")),
+    (r"(?P<model>\S+) has no features output: remake it with "
+     r"`python -m vision\.training\.deck_features`",
+     N_("the features model {model} has no features output: decks cannot be learned or used "
+        "until whoever runs this app remakes it")),
+    (r"(?P<given>.+) is not a card name \(e\.g\. As, Td, 9h\)",
+     N_('"{given}" is not a card name (e.g. As, Td, 9h)')),
+    (r"--suits (?P<given>.+): give the four suits s h d c once each, in the order of the "
+     r"photos \(e\.g\. shdc\)",
+     N_("the photos' suits \"{given}\" are not the four suits once each: upload each suit's "
+        "photo under that suit's title")),
+    (r"(?P<count>\d+) photos given: give four, one a suit, in the order (?P<order>.+)",
+     N_("{count} photos given: give four, one a suit, in the order {order}")),
+    (r"(?P<photo>.+) and (?P<other>.+) are the same photo: give one photo a suit",
+     N_("{photo} and {other} are the same photo: give one photo a suit")),
+    (r"(?P<photo>.+): no cards found: lay the 13 (?P<suit>\w+) face up, corners visible, and "
+     r"retake the photo",
+     N_("{photo}: no cards found: lay the 13 {suit} face up, corners visible, and retake the "
+        "photo")),
+    (r"(?P<photo>.+): found (?P<count>\d+) cards, fewer than the 13 (?P<suit>\w+): lay out all "
+     r"13, apart from each other, and retake the photo",
+     N_("{photo}: found {count} cards, fewer than the 13 {suit}: lay out all 13, apart from "
+        "each other, and retake the photo")),
+    (r"(?P<photo>.+): found (?P<count>\d+) cards, more than the 13 (?P<suit>\w+): lay out all "
+     r"13, apart from each other, and retake the photo",
+     N_("{photo}: found {count} cards, more than the 13 {suit}: lay out all 13, apart from "
+        "each other, and retake the photo")),
+    (r"(?P<photo>.+): cards out of order \((?P<described>.+)\): lay the (?P<suit>\w+) "
+     r"A 2 3 4 5 6 7 8 9 10 J Q K, left to right, then the next row down, and retake the photo",
+     N_("{photo}: cards out of order ({described}): lay the {suit} A 2 3 4 5 6 7 8 9 10 J Q K, "
+        "left to right, then the next row down, and retake the photo")),
+    (r"(?P<photo>.+): its cards read as (?P<read>\w+), not (?P<suit>\w+) \((?P<count>\d+) of "
+     r"(?P<sure>\d+) cards read surely\): give one photo a suit, in the order of --suits "
+     r"\(by default spades, hearts, diamonds, clubs\)",
+     N_("{photo}: its cards read as {read}, not {suit} ({count} of {sure} cards read surely): "
+        "upload each suit's photo under that suit's title")),
 ]
 # The photo's edges, as the table reader names them ("cards at the photo's top edge").
 EDGE_LABELS = {"left": N_("edge:left"), "top": N_("edge:top"), "right": N_("edge:right"),
                "bottom": N_("edge:bottom")}
+# The words deck learning's messages are made of (vision.decks.SUIT_WORDS, its ordinals).
+SUIT_LABELS = {"spades": N_("spades"), "hearts": N_("hearts"), "diamonds": N_("diamonds"),
+               "clubs": N_("clubs")}
+ORDINAL_LABELS = {
+    1: N_("ordinal:1st"), 2: N_("ordinal:2nd"), 3: N_("ordinal:3rd"), 4: N_("ordinal:4th"),
+    5: N_("ordinal:5th"), 6: N_("ordinal:6th"), 7: N_("ordinal:7th"), 8: N_("ordinal:8th"),
+    9: N_("ordinal:9th"), 10: N_("ordinal:10th"), 11: N_("ordinal:11th"),
+    12: N_("ordinal:12th"), 13: N_("ordinal:13th"),
+}
+LIST_SEPARATOR = N_("separator:, ")
+NO_DECKS = N_("none yet")
+# One card of "cards out of order (the 2nd card reads 8s, the 8th card reads 2s)".
+_MISREAD = re.compile(r"the (?P<place>\d+)(?:st|nd|rd|th) card reads (?P<card>\S+)")
+# The photo named in a photo's error when it was read from a file, not from the upload.
+UPLOADED_PHOTO = "the uploaded photo"
+
+
+def suit_word(word: str) -> str:
+    """An English suit word of the reader's ("spades") in the current language."""
+    return _(SUIT_LABELS[word]) if word in SUIT_LABELS else word
+
+
+def _listed(items: list[str]) -> str:
+    return _untag(_(LIST_SEPARATOR)).join(items)
+
+
+def _misread(text: str) -> str:
+    match = _MISREAD.fullmatch(text)
+    place = int(match["place"]) if match else 0
+    if place not in ORDINAL_LABELS:
+        return text
+    return _("the {ordinal} card reads {card}").format(
+        ordinal=_untag(_(ORDINAL_LABELS[place])), card=match["card"])
+
+
+def _unquoted(text: str) -> str:
+    """A name the reader quoted (``repr``), without its quotes: the message quotes it."""
+    return text[1:-1] if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" else text
+
+
+# How each variable part of a message is shown, by its name in ERROR_SHAPES.
+_VALUES: dict[str, Callable[[str], str]] = {
+    "deck": _unquoted,
+    "given": _unquoted,
+    "suit": suit_word,
+    "read": suit_word,
+    "order": lambda order: _listed([suit_word(w) for w in order.split()]),  # "spades hearts"
+    "described": lambda described: _listed([_misread(d) for d in described.split(", ")]),
+    "known": lambda known: _(NO_DECKS) if known == "none yet" else known,
+}
 # An engine message prefixed with where it happened: "North: front: As appears twice".
 _PREFIXED = re.compile(r"(?P<where>[^:]+): (?P<rest>.+)")
 
@@ -517,7 +630,15 @@ def message(text: str) -> str:
             if "edges" in values:  # "left and bottom"
                 values["edges"] = " & ".join(_untag(_(EDGE_LABELS[e])) if e in EDGE_LABELS
                                              else e for e in values["edges"].split(" and "))
-            return _(msgid).format(**values)
+            for key, shown in _VALUES.items():
+                if key in values:
+                    values[key] = shown(values[key])
+            text = _(msgid).format(**values)
+            photo = values.get("photo")
+            if photo and photo != UPLOADED_PHOTO and "{photo}" not in msgid:
+                # A photo read from a file (a deck's photo): say which one.
+                return f"{photo}: {text}"
+            return text
     prefixed = _PREFIXED.fullmatch(text)
     if prefixed:
         where, rest = prefixed["where"], prefixed["rest"]
