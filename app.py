@@ -550,15 +550,22 @@ def table_photo_source() -> None:
                 st.session_state[f"{key}_{row}"] = " ".join(cards)
             if seat.rows is None:  # the cards read so far, to set into rows by hand
                 st.session_state[f"{key}_cards"] = " ".join(seat.card_names)
+        unsure = [f"{seat.number}: {' '.join(seat.unsure)}" for seat in table.seats
+                   if seat.unsure]
         st.session_state["table_photo_view"] = (annotate_table(image, table), [
             *reading.warnings, *table.warnings,
-            *(w for seat in table.seats for w in seat.warnings)])
+            *(w for seat in table.seats for w in seat.warnings)], unsure)
         st.session_state.pop("settlement", None)
     view = st.session_state.get("table_photo_view")
     if view is not None:
-        picture, warnings = view
+        picture, warnings, unsure = view
         st.image(picture, caption=_("Seats as read: seat 1 is the first form below; correct "
                                     "any card there"), use_container_width=True)
+        if unsure:
+            # A seat short of a card took it from a corner read unsure (vision.table): the
+            # settlement does not wait for it, so the players are asked to look.
+            st.info(_("Cards marked ? were each read from one unsure corner: check them "
+                      "(seat: cards) {seats}").format(seats="; ".join(unsure)))
         for warning in warnings:
             st.warning(terms.message(warning))
 

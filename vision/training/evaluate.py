@@ -150,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--classifier", type=Path, default=None,
                         help="second-stage ONNX (default: the shipped one, if any)")
     parser.add_argument("--conf", type=float, default=None, help="detector threshold")
+    parser.add_argument("--iou", type=float, default=None,
+                        help="the detector's suppression threshold (box overlap)")
     parser.add_argument("--min-class-conf", type=float, default=None,
                         help="classifier threshold for a corner")
     parser.add_argument("--min-lone-conf", type=float, default=None,
@@ -188,6 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         info = ModelInfo(args.weights)
     changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf,
+               "iou": args.iou,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
                "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side,
