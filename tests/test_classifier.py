@@ -54,6 +54,10 @@ def test_several_views_of_a_corner_are_read_together() -> None:
     mean = np.sqrt(one * classifier.probabilities(wide))
     assert np.allclose(both, mean / mean.sum(axis=1, keepdims=True), atol=1e-4)
     assert classifier.views_probabilities([close[:0], wide[:0]]).shape == (0, 52)
+    # Weighted: the wide view counts half.
+    weighted = classifier.views_probabilities([close, wide], weights=(1.0, 0.5))
+    mixed = (one ** (2 / 3)) * (classifier.probabilities(wide) ** (1 / 3))
+    assert np.allclose(weighted, mixed / mixed.sum(axis=1, keepdims=True), atol=1e-4)
 
 
 def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path) -> None:
@@ -112,7 +116,8 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
             probabilities[np.arange(len(crops)), np.arange(len(crops))] = top
             return probabilities
 
-        def views_probabilities(self, views: list[np.ndarray]) -> np.ndarray:
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
             return self.probabilities(views[0])
 
     reader.classifier = Sure()

@@ -227,3 +227,29 @@ def test_a_huge_photo_is_refused_clearly(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr and "huge.png" in done.stdout + done.stderr
+
+
+def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> None:
+    from vision.detector import ModelError, ModelInfo
+
+    info = default_model()
+    assert len(info.photo_margins) == len(info.photo_view_weights) >= 1
+    with pytest.raises(ModelError, match="one weight each"):
+        dataclasses.replace(info, photo_margins=(1.3, 1.6), photo_view_weights=(1.0,))
+    with pytest.raises(ModelError, match="one weight each"):
+        ModelInfo(info.weights, photo_margins=(), photo_view_weights=())
+    seen: list[tuple[int, tuple[float, ...]]] = []
+
+    class Recording:
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
+            seen.append((len(views), tuple(weights)))
+            return np.full((len(views[0]), 52), 1 / 52, np.float32)
+
+    reader = CardDetector(dataclasses.replace(info, photo_margins=(1.3, 1.6),
+                                              photo_view_weights=(1.0, 0.5)))
+    reader.classifier = Recording()  # type: ignore[assignment]
+    image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
+    reader.detect(image, "photo")
+    reader.detect(image, "live")
+    assert seen == [(2, (1.0, 0.5)), (1, (1.0,))]

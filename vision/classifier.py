@@ -49,12 +49,13 @@ class CornerClassifier:
         names 1-2 % more of them right than one reading, for twice a small cost."""
         return self.views_probabilities([crops], mirrored)
 
-    def views_probabilities(self, views: Sequence[np.ndarray], mirrored: bool = True
-                            ) -> np.ndarray:
+    def views_probabilities(self, views: Sequence[np.ndarray], mirrored: bool = True,
+                            weights: Sequence[float] | None = None) -> np.ndarray:
         """The same N corners cut several ways (``views``: each (N, CROP, CROP, 3)) ->
-        (N, 52) probabilities from all the readings' averaged log-probabilities, in one run
-        of the network. Photo mode cuts each corner twice, close and with more of the card
-        around it (``vision.detector.ModelInfo.photo_margins``)."""
+        (N, 52) probabilities from the readings' log-probabilities averaged with
+        ``weights`` (one a view; default equal), in one run of the network. Photo mode cuts
+        each corner twice, close and with more of the card around it
+        (``vision.detector.ModelInfo.photo_margins``)."""
         n = len(views[0]) if views else 0
         if n == 0:
             return np.zeros((0, 52), np.float32)
@@ -64,7 +65,11 @@ class CornerClassifier:
         logits = self.session.run(None, {self.input: batch})[0]
         log_probs = logits - logits.max(axis=1, keepdims=True)
         log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
-        joint = log_probs.reshape(-1, n, log_probs.shape[1]).mean(axis=0)
+        share = np.ones(len(views)) if weights is None else np.asarray(weights, np.float64)
+        if mirrored:
+            share = np.concatenate([share, share])
+        joint = np.tensordot(share / share.sum(), log_probs.reshape(-1, n, log_probs.shape[1]),
+                             axes=1)
         probs = np.exp(joint - joint.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
         return probs.astype(np.float32)

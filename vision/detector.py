@@ -59,9 +59,18 @@ class ModelInfo:
     # The largest side photo mode feeds the network (cost grows with its square).
     max_pass_side: int = 2048
     # Photo mode names each corner from crops cut at these margins (times the box's longer
-    # side), their readings averaged: a wider crop shows the suit under a rank the
-    # detector boxed alone, and which way up a 6 or a 9 is. Live mode cuts one, at MARGIN.
+    # side), their readings' log-probabilities averaged with these weights: a wider crop
+    # shows the suit under a rank the detector boxed alone, and which way up a 6 or a 9 is,
+    # but also more of the next card. Live mode cuts one, at MARGIN.
     photo_margins: tuple[float, ...] = (MARGIN,)
+    photo_view_weights: tuple[float, ...] = (1.0,)
+
+    def __post_init__(self) -> None:
+        if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
+                or min(self.photo_view_weights) < 0 or sum(self.photo_view_weights) <= 0:
+            raise ModelError(f"cards.json: photo_margins {list(self.photo_margins)} needs one "
+                             "weight each, at least one above 0 (photo_view_weights "
+                             f"{list(self.photo_view_weights)})")
 
     @property
     def detector_threshold(self) -> float:
@@ -91,7 +100,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("faint_class_conf", 0.9)),
                              float(settings.get("photo_index_px", 24.0)),
                              int(settings.get("max_pass_side", 2048)),
-                             tuple(float(m) for m in settings.get("photo_margins", [MARGIN])))
+                             tuple(float(m) for m in settings.get("photo_margins", [MARGIN])),
+                             tuple(float(w) for w in settings.get("photo_view_weights",
+                                                                  [1.0])))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -234,8 +245,10 @@ class CardDetector:
                 found = self.locator.predict(image, threshold, self.info.iou, side=side)
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
-        margins = self.info.photo_margins if mode == "photo" else (MARGIN,)
-        return self._name_corners(image, found, margins)
+        if mode == "photo":
+            return self._name_corners(image, found, self.info.photo_margins,
+                                      self.info.photo_view_weights)
+        return self._name_corners(image, found)
 
     def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
         """The longer side at which photo mode reads ``image``, from the corners a first
@@ -271,9 +284,10 @@ class CardDetector:
         return {"min_lone_confidence": self.info.min_lone_conf}
 
     def _name_corners(self, image: np.ndarray, found: Detections,
-                      margins: tuple[float, ...] = (MARGIN,)) -> Detections:
+                      margins: tuple[float, ...] = (MARGIN,),
+                      weights: tuple[float, ...] = (1.0,)) -> Detections:
         """Second stage: the classifier names each corner from the full-size photo, from
-        crops cut at ``margins`` (see ``ModelInfo.photo_margins``).
+        crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -286,7 +300,8 @@ class CardDetector:
         probabilities = self.deck.probabilities(views[MARGIN]) \
             if self.deck is not None else None
         if probabilities is None:
-            probabilities = self.classifier.views_probabilities([views[m] for m in margins])
+            probabilities = self.classifier.views_probabilities(
+                [views[m] for m in margins], weights=weights)
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))

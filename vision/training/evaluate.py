@@ -173,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photo-margins", type=float, nargs="+", default=None,
                         help="photo mode: the crop margins each corner is named from "
                              "(default: shipped)")
+    parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
+                        help="photo mode: each margin's weight (default: shipped)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -194,7 +196,9 @@ def main(argv: list[str] | None = None) -> int:
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
                "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side,
-               "photo_margins": None if args.photo_margins is None else tuple(args.photo_margins)}
+               "photo_margins": None if args.photo_margins is None else tuple(args.photo_margins),
+               "photo_view_weights": None if args.photo_view_weights is None
+               else tuple(args.photo_view_weights)}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
     detector = card_detector(info)
     detector.warm_up()
