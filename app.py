@@ -700,11 +700,11 @@ def deck_sidebar() -> None:
                                   format_func=in_this_language(deck_label))
     st.session_state["deck_in_use"] = None if chosen == ANY_DECK else chosen
     if chosen != ANY_DECK:
-        # Measured 2026-11-23 (models/README.md, "Learned decks"): on decks the base reader
-        # already names, a learned deck reads fewer photos exactly right.
-        st.sidebar.caption(_("A learned deck helps only with a deck the reader does not name "
-                             "on its own: if the cards read worse with it, choose "
-                             "\"{any_deck}\".").format(any_deck=_(ANY_DECK)))
+        # Measured 2026-11-23 (models/README.md, "Learned decks"): a learned deck reads a
+        # few more photos right, and only where the corners look like its four photos'.
+        st.sidebar.caption(_("A learned deck corrects the reader only on corners that look "
+                             "like those in its four photos: if the cards read worse with it, "
+                             "choose \"{any_deck}\".").format(any_deck=_(ANY_DECK)))
 
 
 def page_deck() -> None:
