@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .netinput import classifier_input
+from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 DEFAULT_WEIGHTS = MODELS / "corner-classifier.onnx"
@@ -29,14 +30,8 @@ class CornerClassifier:
     ``engine.cards.CARD_NAMES`` order), ``classify`` its best name and confidence."""
 
     def __init__(self, weights: Path = DEFAULT_WEIGHTS, threads: int = 2) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            self.session = ort.InferenceSession(str(weights), options,
-                                                providers=["CPUExecutionProvider"])
+            self.session = cpu_session(weights, threads)
         except Exception as error:  # onnxruntime raises its own exception types
             raise ClassifierError(f"cannot load classifier {weights}: {error}") from None
         self.input = self.session.get_inputs()[0].name

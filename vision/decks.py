@@ -44,6 +44,7 @@ from engine.cards import CARD_NAMES
 
 from .detections import Detections
 from .netinput import CROP, MARGIN, classifier_input
+from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FEATURES_MODEL = MODELS / "corner-features-int8.onnx"
@@ -119,16 +120,10 @@ class CornerFeatures:
     crop and its mirror image as ``CornerClassifier`` reads them."""
 
     def __init__(self, weights: Path = FEATURES_MODEL, threads: int = 2) -> None:
-        import onnxruntime as ort
-
         if not weights.exists():
             raise DeckError(f"{weights.name} is missing from {weights.parent}: make it with "
                             "`python -m vision.training.deck_features`")
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(str(weights), options,
-                                            providers=["CPUExecutionProvider"])
+        self.session = cpu_session(weights, threads)
         outputs = [o.name for o in self.session.get_outputs()]
         if "features" not in outputs:
             raise DeckError(f"{weights.name} has no features output: remake it with "

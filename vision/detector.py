@@ -20,6 +20,7 @@ from engine.cards import CARD_NAMES
 from .classifier import ClassifierError, CornerClassifier
 from .detections import Detections
 from .netinput import MARGIN, crop_square, detector_input, letterbox
+from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of it
@@ -113,14 +114,8 @@ class OnnxYolo:
     starts faster and a photo costs less than through ultralytics' own predictor."""
 
     def __init__(self, weights: Path, threads: int = 2) -> None:
-        import onnxruntime as ort
-
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            self.session = ort.InferenceSession(str(weights), options,
-                                                providers=["CPUExecutionProvider"])
+            self.session = cpu_session(weights, threads)
         except Exception as error:  # onnxruntime raises its own exception types
             raise ModelError(f"cannot load detector {weights}: {error}") from None
         meta = self.session.get_modelmeta().custom_metadata_map

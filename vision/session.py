@@ -1,0 +1,19 @@
+"""One way to open an ONNX model for the reader: onnxruntime on the CPU, a fixed number of
+threads, and no spinning between calls (an idle app must not hold the CPU cores a photo
+or another player's session needs)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+def cpu_session(weights: Path, threads: int = 2) -> Any:  # -> onnxruntime.InferenceSession
+    """Raises onnxruntime's own exceptions for a missing or unusable file: the caller says
+    which model it was."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
