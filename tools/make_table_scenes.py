@@ -23,8 +23,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from vision.training.synth.decks import available_decks, load_deck  # noqa: E402
-from vision.training.table_report import PHONE, render_table  # noqa: E402
+from vision.training.table_report import PHONE, held_out_decks, render_table  # noqa: E402
 
 OUT = ROOT / "tests" / "data" / "tables"
 MAX_BYTES = 1_500_000
@@ -37,10 +36,8 @@ def main() -> int:
     parser.add_argument("--quality", type=int, default=85, help="JPEG quality")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
-    decks = [load_deck(name) for name in available_decks("val")]
+    decks = held_out_decks()
     if not decks:
-        print("no held-out decks cached: run python -m vision.training.synth.decks fetch",
-              file=sys.stderr)
         return 2
     OUT.mkdir(parents=True, exist_ok=True)
     for made, seats in enumerate((2, 3, 4)):

@@ -145,6 +145,15 @@ def _numbered(seats: list[dict[str, list[str]]],
     return [seats[i] for i in order]
 
 
+def held_out_decks() -> list[Deck]:
+    """The held-out designs' art (none, with a message on stderr, when not cached)."""
+    decks = [load_deck(name) for name in available_decks("val")]
+    if not decks:
+        print("no held-out decks cached: run python -m vision.training.synth.decks fetch",
+              file=sys.stderr)
+    return decks
+
+
 def seats_right(table: TableReading, truth: list[dict[str, list[str]]]) -> tuple[int, int]:
     """(seats read with all 13 cards and three rows exactly right, seats numbered right
     too): a true seat counts when some seat read holds exactly its cards, row by row."""
@@ -172,10 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    decks = [load_deck(name) for name in available_decks("val")]
+    decks = held_out_decks()
     if not decks:
-        print("no held-out decks cached: run python -m vision.training.synth.decks fetch",
-              file=sys.stderr)
         return 2
     frame = (args.square, args.square) if args.square else PHONE
     detector = None
