@@ -253,32 +253,3 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
     reader.detect(image, "photo")
     reader.detect(image, "live")
     assert seen == [(2, (1.0, 0.5)), (1, (1.0,))]
-
-
-def test_a_learned_deck_reads_the_close_crop_and_the_classifier_the_wide_one() -> None:
-    from vision.netinput import MARGIN
-
-    def peaked(n: int, card: int) -> np.ndarray:
-        probabilities = np.full((n, 52), 0.1 / 51, np.float32)
-        probabilities[:, card] = 0.9
-        return probabilities
-
-    class Deck:
-        def probabilities(self, crops: np.ndarray) -> np.ndarray:
-            return peaked(len(crops), 5)
-
-    class Wide:
-        def views_probabilities(self, views: list[np.ndarray],
-                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
-            assert len(views) == 1  # the close crop went to the deck
-            return peaked(len(views[0]), 7)
-
-    found = Detections(np.array([[100, 100, 130, 140]], np.float32),
-                       np.array([0.9], np.float32), np.zeros(1, np.int64), ("corner",))
-    image = np.zeros((300, 300, 3), np.uint8)
-    for weights, card in (((1.0, 0.5), 5), ((1.0, 3.0), 7)):
-        reader = CardDetector(deck=Deck())  # type: ignore[arg-type]
-        reader.classifier = Wide()  # type: ignore[assignment]
-        named = reader._name_corners(image, found, (MARGIN, 1.6), weights)
-        assert named.class_id.tolist() == [card]
-        assert np.isclose(float(named.class_probabilities.sum()), 1.0, atol=1e-5)

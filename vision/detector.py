@@ -286,7 +286,7 @@ class CardDetector:
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
-        fitted on (``MARGIN``); the classifier reads the others."""
+        fitted on (``MARGIN``) only."""
         assert self.classifier is not None
         if len(found) == 0:
             return found
@@ -297,19 +297,6 @@ class CardDetector:
         if probabilities is None:
             probabilities = self.classifier.views_probabilities(
                 [views[m] for m in margins], weights=weights)
-        elif len(margins) > 1:
-            # The deck reads the close crop, the one it was fitted on; the other crops are
-            # read as without a deck and averaged in with their weights, as ever.
-            share = dict(zip(margins, weights, strict=True))
-            others = [m for m in margins if m != MARGIN]
-            close, rest = share.get(MARGIN, 1.0), sum(share[m] for m in others)
-            wide = self.classifier.views_probabilities([views[m] for m in others],
-                                                       weights=[share[m] for m in others])
-            joint = (close * np.log(probabilities + 1e-12) + rest * np.log(wide + 1e-12)) \
-                / (close + rest)
-            probabilities = np.exp(joint - joint.max(axis=1, keepdims=True))
-            probabilities = (probabilities / probabilities.sum(axis=1, keepdims=True)
-                             ).astype(np.float32)
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
