@@ -245,10 +245,12 @@ def likeness(features: np.ndarray, anchors: np.ndarray) -> np.ndarray:
 
 
 def fit_correction(log_probs: np.ndarray, features: np.ndarray, labels: np.ndarray,
-                   weights: np.ndarray | None = None, l2: float = 1e-3, steps: int = 300,
+                   weights: np.ndarray | None = None, l2: float = 1e-3, steps: int = 1000,
                    rate: float = 0.05) -> Correction:
     """The correction that names the crops right, by full-batch Adam on the weighted
-    cross-entropy plus ``l2`` times the squared weights (it starts as no correction: where
+    cross-entropy plus ``l2`` times the squared weights. 1,000 steps: a user's correction of
+    a corner the classifier was sure of (9c at 0.99998, said to be 9d) took the corrected
+    crops only to 0.33 in 300, and to 0.99 in 1,000 (it starts as no correction: where
     the deck's crops are already read right, little is learned)."""
     n, dims = features.shape
     mean = features.mean(axis=0)
