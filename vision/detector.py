@@ -290,13 +290,18 @@ class CardDetector:
         assert self.classifier is not None
         if len(found) == 0:
             return found
-        views = {margin: np.stack([crop_square(image, box, margin) for box in found.xyxy])
-                 for margin in {MARGIN, *margins}}
-        probabilities = self.deck.probabilities(views[MARGIN]) \
-            if self.deck is not None else None
+        views: dict[float, np.ndarray] = {}
+
+        def cut(margin: float) -> np.ndarray:  # each margin's crops cut once, when read
+            if margin not in views:
+                views[margin] = np.stack([crop_square(image, box, margin)
+                                          for box in found.xyxy])
+            return views[margin]
+
+        probabilities = self.deck.probabilities(cut(MARGIN)) if self.deck is not None else None
         if probabilities is None:
             probabilities = self.classifier.views_probabilities(
-                [views[m] for m in margins], weights=weights)
+                [cut(m) for m in margins], weights=weights)
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
