@@ -135,11 +135,10 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
     points = np.array([c.center for c in cards], np.float64)
     centre = (points.min(axis=0) + points.max(axis=0)) / 2
     groups = [[cards[i] for i in group] for group in _split_seats(points, centre, seats)]
-    taken = {id(card) for card in doubtful}
     found = []
-    for group in _fill_short(groups, doubtful):
-        seat = _seat(group, centre)
-        seat.unsure = [card.card for card in group if id(card) in taken]
+    for group, taken in _fill_short(groups, doubtful):
+        seat = _seat(group + taken, centre)
+        seat.unsure = [card.card for card in taken]
         found.append(seat)
     ordered = _number(found, centre)
     table = TableReading(ordered, (float(centre[0]), float(centre[1])), size)
@@ -176,25 +175,26 @@ def _split_seats(points: np.ndarray, centre: np.ndarray, seats: int | None
 
 
 def _fill_short(groups: list[list[CardReading]], doubtful: Sequence[CardReading]
-                ) -> list[list[CardReading]]:
-    """``groups`` with the doubtful cards ``group_table`` lets a short seat take."""
+                ) -> list[tuple[list[CardReading], list[CardReading]]]:
+    """Each group with the doubtful cards ``group_table`` lets it take (when it is short)."""
     held = {card.card for group in groups for card in group}
-    filled = [list(group) for group in groups]
+    taken: list[list[CardReading]] = [[] for _ in groups]
     for candidate in sorted(doubtful, key=lambda c: -c.confidence):
         if candidate.card in held:
             continue
         x1, y1, x2, y2 = candidate.box
         reach = CARD_DIAGONAL_PER_INDEX * max(x2 - x1, y2 - y1)
         point = np.array(candidate.center)
-        distances = [min(float(np.hypot(*(point - np.array(c.center)))) for c in group)
-                     if group else math.inf for group in filled]
+        distances = [min(float(np.hypot(*(point - np.array(c.center))))
+                         for c in group + extra) if group or extra else math.inf
+                     for group, extra in zip(groups, taken, strict=True)]
         nearest = int(np.argmin(distances))
-        short = HAND_SIZE - len(filled[nearest])
+        short = HAND_SIZE - len(groups[nearest]) - len(taken[nearest])
         if distances[nearest] <= reach and short > 0 and \
                 HAND_SIZE - len(groups[nearest]) <= MAX_FILLED:
-            filled[nearest].append(candidate)
+            taken[nearest].append(candidate)
             held.add(candidate.card)
-    return filled
+    return list(zip(groups, taken, strict=True))
 
 
 def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
