@@ -9,6 +9,7 @@ top-left index only (a small box off the card's centre).
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -396,3 +397,23 @@ def test_a_card_taken_from_an_unsure_corner_is_drawn_marked() -> None:
     beside = (slice(int(y1), int(y1) + 20), slice(int(x2) + 2, int(x2) + 40))
     assert (marked[beside] != plain[beside]).any()  # the "?" label beside the card
     assert (marked != plain).sum() == (marked[beside] != plain[beside]).sum()
+
+
+def test_saved_readings_group_again_as_they_were_read(tmp_path) -> None:
+    # table_report --save-readings / --regroup: a change to the grouping is measured on
+    # the same readings without reading the photos again.
+    from types import SimpleNamespace
+
+    from vision.training.table_report import reading_record, regroup
+
+    table = build_table([90, 210, 330])
+    lines = []
+    for cards in (table.cards, table.cards[1:]):  # whole, then one card missing
+        reading = SimpleNamespace(size=table.size, cards=cards, doubtful=[])
+        lines.append(json.dumps(reading_record(reading, table.seats)))
+    saved = tmp_path / "readings.jsonl"
+    saved.write_text("\n".join(lines) + "\n")
+    result = regroup(str(saved))
+    assert result["scenes"] == 2 and result["seats"] == 6
+    assert result["seats_right"] == pytest.approx(5 / 6)
+    assert result["tables_right"] == pytest.approx(1 / 2)

@@ -49,7 +49,7 @@ from engine.cards import CARD_NAMES
 from vision.netinput import MARGIN, crop_square
 from vision.photo import load_photo
 
-from .labels import class_names, label_path
+from .labels import class_names, label_path, manifest_column
 
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / \
     "real-photos-dev"
@@ -151,12 +151,22 @@ def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
 
 
 def labelled_corner_crops(split: str, root: Path = REAL_DECKS, per_box: int = 3,
-                          seed: int = 0) -> Iterator[tuple[np.ndarray, int, str]]:
+                          seed: int = 0, kinds: Sequence[str] | None = None
+                          ) -> Iterator[tuple[np.ndarray, int, str]]:
     """(crop, class id in CARD_NAMES, photo name) for every labelled corner of a set whose
-    labels are corner-index boxes (``real-decks-dev``): no detector needed."""
+    labels are corner-index boxes (``real-decks-dev``): no detector needed. ``kinds``: only
+    the photos of these decks (the manifest's ``kind``), to hold a deck out of training."""
     rng = np.random.default_rng(seed)
     names = class_names(root)
-    for path in photos(split, root):
+    chosen = photos(split, root)
+    if kinds:
+        kind_of = manifest_column(root, "kind")
+        unknown = sorted(set(kinds) - set(kind_of.values()))
+        if unknown:
+            raise ValueError(f"no photos of kind {', '.join(unknown)} in {root}; its kinds "
+                             f"are {', '.join(sorted(set(kind_of.values())))}")
+        chosen = [p for p in chosen if kind_of.get(p.name) in kinds]
+    for path in chosen:
         image = load_photo(path)
         height, width = image.shape[:2]
         for line in label_path(path).read_text().splitlines():
@@ -271,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     deck_crops.add_argument("--split", choices=SPLITS, default="train")
     deck_crops.add_argument("--per-box", type=int, default=3)
     deck_crops.add_argument("--data", type=Path, default=REAL_DECKS)
+    deck_crops.add_argument("--kinds", nargs="+", default=None,
+                            help="only these decks (manifest kinds), e.g. to hold one out")
     decks = sub.add_parser("decks", help="real-decks-dev's photos of a split as a YOLO set")
     decks.add_argument("--out", type=Path, required=True)
     decks.add_argument("--split", choices=SPLITS, default="train")
@@ -291,7 +303,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{count} photos, {boxes} corner boxes -> {args.out}")
         return 0
     if args.command == "deck-crops":
-        crops = labelled_corner_crops(args.split, args.data, args.per_box)
+        try:
+            crops = list(labelled_corner_crops(args.split, args.data, args.per_box,
+                                               kinds=args.kinds))
+        except ValueError as error:
+            print(f"realdata: {error}", file=sys.stderr)
+            return 2
         return save_crops(args.out, crops)
     from tqdm import tqdm
 

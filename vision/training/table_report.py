@@ -2,12 +2,18 @@
 checked for all 13 cards and its three rows exactly right.
 
     python -m vision.training.table_report --count 40 [--seed 15] [--reader]
+        [--save-readings FILE]
+    python -m vision.training.table_report --regroup FILE
+
 
 (a) from the scenes' true corner boxes (the grouping of ``vision.table`` alone), and with
 ``--reader`` (b) through the shipped reader too, each scene written as a 4032x3024 phone
 JPEG and read as ``cpoker table`` reads a photo. Only scenes where every card shows a
 corner index are counted (a person would retake the others); how many were redrawn is
-printed. The helpers here also make the committed test photos
+printed. ``--save-readings`` keeps what the reader read of each scene (its cards, the
+unsure corners and the truth, JSON lines); ``--regroup`` groups those readings again
+without rendering or reading anything, so a change to ``vision.table`` is measured in
+seconds on the same readings. The helpers here also make the committed test photos
 (``tools/make_table_scenes.py``).
 """
 
@@ -169,6 +175,38 @@ def seats_right(table: TableReading, truth: list[dict[str, list[str]]]) -> tuple
     return right, numbered
 
 
+def reading_record(reading: object, truth: list[dict[str, list[str]]]
+                   ) -> dict[str, object]:
+    """One scene's reading (a ``vision.pipeline.PhotoReading``) as ``--save-readings``
+    writes it."""
+    def cards(found: list[CardReading]) -> list[dict[str, object]]:
+        return [{"card": c.card, "confidence": c.confidence, "box": list(c.box),
+                 "corners": c.corners} for c in found]
+
+    return {"size": list(reading.size), "cards": cards(reading.cards),  # type: ignore[attr-defined]
+            "doubtful": cards(reading.doubtful), "truth": truth}  # type: ignore[attr-defined]
+
+
+def regroup(path: str) -> dict[str, object]:
+    """Seats right when the readings saved in ``path`` are grouped again."""
+    seats = right = tables = 0
+    scenes = 0
+    with open(path) as handle:
+        for line in handle:
+            record = json.loads(line)
+            cards, doubtful = ([CardReading(c["card"], c["confidence"], tuple(c["box"]),
+                                            c["corners"]) for c in record[key]]
+                               for key in ("cards", "doubtful"))
+            table = group_table(cards, tuple(record["size"]), doubtful=doubtful)
+            got, _ = seats_right(table, record["truth"])
+            scenes += 1
+            seats += len(record["truth"])
+            right += got
+            tables += got == len(record["truth"])
+    return {"scenes": scenes, "seats": seats, "seats_right": right / max(seats, 1),
+            "tables_right": tables / max(scenes, 1)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=40, help="table scenes to render")
@@ -178,8 +216,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--square", type=int, default=0,
                         help="render square scenes of this side instead of phone photos "
                              "(grouping only: fast)")
+    parser.add_argument("--save-readings", metavar="FILE", default=None,
+                        help="with --reader: write each scene's reading to FILE")
+    parser.add_argument("--regroup", metavar="FILE", default=None,
+                        help="group the readings a --save-readings run wrote, nothing more")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.regroup:
+        print(json.dumps(regroup(args.regroup), indent=None if args.json else 1))
+        return 0
+    if args.save_readings and not args.reader:
+        parser.error("--save-readings needs --reader")
+    saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
     if not decks:
@@ -222,9 +270,13 @@ def main(argv: list[str] | None = None) -> int:
             read = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
             read_seconds.append(time.perf_counter() - tick)
             right_read, _ = seats_right(read, scene.seats)
+            if saved is not None:
+                saved.write(json.dumps(reading_record(reading, scene.seats)) + "\n")
             totals["read_right"] += right_read
             totals["read_tables"] += right_read == seats
             by_seats[seats][2] += right_read
+    if saved is not None:
+        saved.close()
     report = {
         "scenes": made, "redrawn": redrawn, "seats": totals["seats"],
         "true_boxes": {"seats_right": totals["true_right"] / max(totals["seats"], 1),
