@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .netinput import classifier_input
+from .netinput import classifier_input, light_on_dark
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -50,7 +50,26 @@ class CornerClassifier:
         (N, 52) probabilities from the readings' log-probabilities averaged with
         ``weights`` (one a view; default equal), in one run of the network. Photo mode cuts
         each corner twice, close and with more of the card around it
-        (``vision.detector.ModelInfo.photo_margins``)."""
+        (``vision.detector.ModelInfo.photo_margins``).
+
+        A corner whose index looks lighter than its card (``vision.netinput.light_on_dark``,
+        judged on the first view) is read inverted as well, and keeps the surer of the two
+        readings: on the black deck of ``real-decks-dev`` (gold and silver indices) this
+        names 73 % of its held-out corners right instead of 3 %, and on light decks it
+        changes almost nothing (rendered held-out crops 0.947 -> 0.946)."""
+        probs = self._joint_probabilities(views, mirrored, weights)
+        if len(probs) == 0:
+            return probs
+        light = np.flatnonzero(light_on_dark(views[0]))
+        if len(light):
+            inverted = self._joint_probabilities([255 - view[light] for view in views],
+                                                 mirrored, weights)
+            surer = inverted.max(axis=1) > probs[light].max(axis=1)
+            probs[light[surer]] = inverted[surer]
+        return probs
+
+    def _joint_probabilities(self, views: Sequence[np.ndarray], mirrored: bool,
+                             weights: Sequence[float] | None) -> np.ndarray:
         n = len(views[0]) if views else 0
         if n == 0:
             return np.zeros((0, 52), np.float32)

@@ -43,11 +43,14 @@ import numpy as np
 from engine.cards import CARD_NAMES
 
 from .detections import Detections
-from .netinput import CROP, MARGIN, classifier_input
+from .netinput import CROP, MARGIN, classifier_input, light_on_dark
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FEATURES_MODEL = MODELS / "corner-features-int8.onnx"
+# How ``CornerFeatures`` reads a crop; part of the version a deck's fit is tied to
+# ("polarity": light-on-dark indices also read inverted, session 8).
+READING = "polarity"
 RANK_ORDER = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K")
 SUIT_ORDER = "shdc"
 SUIT_WORDS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
@@ -130,10 +133,25 @@ class CornerFeatures:
                             "`python -m vision.training.deck_features`")
         self.outputs = [outputs[0], "features"]
         self.input = self.session.get_inputs()[0].name
-        self.version = file_version(weights)
+        # The weights and how crops are read: a deck fitted on other features is refitted.
+        self.version = f"{file_version(weights)}-{READING}"
 
     def run(self, crops: np.ndarray, batch: int = 512) -> tuple[np.ndarray, np.ndarray]:
-        """(N, CROP, CROP, 3) uint8 -> log-probabilities (N, 52), features (N, D)."""
+        """(N, CROP, CROP, 3) uint8 -> log-probabilities (N, 52), features (N, D).
+
+        As ``CornerClassifier`` does, a crop whose index looks lighter than its card is
+        also read inverted, and the surer reading (with its features) is kept: on a black
+        deck with gold indices the plain crops' features cannot tell the cards apart."""
+        log_probs, features = self._run(crops, batch)
+        light = np.flatnonzero(light_on_dark(crops))
+        if len(light):
+            other_log_probs, other_features = self._run(255 - crops[light], batch)
+            surer = other_log_probs.max(axis=1) > log_probs[light].max(axis=1)
+            log_probs[light[surer]] = other_log_probs[surer]
+            features[light[surer]] = other_features[surer]
+        return log_probs, features
+
+    def _run(self, crops: np.ndarray, batch: int) -> tuple[np.ndarray, np.ndarray]:
         logps, feats = [], []
         for start in range(0, len(crops), batch):
             x = classifier_input(crops[start:start + batch])
