@@ -57,15 +57,16 @@ class CornerClassifier:
         readings: on the black deck of ``real-decks-dev`` (gold and silver indices) this
         names 73 % of its held-out corners right instead of 3 %, and on light decks it
         changes almost nothing (rendered held-out crops 0.947 -> 0.946)."""
-        probs = self._joint_probabilities(views, mirrored, weights)
-        if len(probs) == 0:
-            return probs
+        n = len(views[0]) if views else 0
+        if n == 0:
+            return np.zeros((0, 52), np.float32)
         light = np.flatnonzero(light_on_dark(views[0]))
-        if len(light):
-            inverted = self._joint_probabilities([255 - view[light] for view in views],
-                                                 mirrored, weights)
-            surer = inverted.max(axis=1) > probs[light].max(axis=1)
-            probs[light[surer]] = inverted[surer]
+        # The inverted copies ride in the same run of the network as the rest.
+        both = self._joint_probabilities(
+            [np.concatenate([view, 255 - view[light]]) for view in views], mirrored, weights)
+        probs, inverted = both[:n], both[n:]
+        surer = inverted.max(axis=1) > probs[light].max(axis=1)
+        probs[light[surer]] = inverted[surer]
         return probs
 
     def _joint_probabilities(self, views: Sequence[np.ndarray], mirrored: bool,
