@@ -253,3 +253,44 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
     reader.detect(image, "photo")
     reader.detect(image, "live")
     assert seen == [(2, (1.0, 0.5)), (1, (1.0,))]
+
+
+# --- decks printed light on dark --------------------------------------------------------
+
+def test_the_negative_of_a_scene_reads_as_the_scene() -> None:
+    # A photo's negative prints every index light on a dark card, as real-decks-dev's black
+    # deck does (gold and silver on black), which the reader read none of before it looked
+    # for such decks: photo mode finds them in the negative and the classifier reads their
+    # crops inverted. Measured 2026-11-23: all 13 of each of the six scenes, nothing else.
+    from vision.detector import printed_light_on_dark
+    from vision.photo import load_photo
+    from vision.pipeline import read_image
+
+    detector = CardDetector()
+    for truth_file in sorted(SCENES.glob("*.json"))[:3]:
+        truth = set(json.loads(truth_file.read_text())["cards"])
+        image = load_photo(truth_file.with_suffix(".jpg"))
+        first_look = detector.locator.predict(image, detector.info.detector_threshold,
+                                              detector.info.iou)
+        assert not printed_light_on_dark(image, first_look)
+        negative = 255 - image
+        first_look = detector.locator.predict(negative, detector.info.detector_threshold,
+                                              detector.info.iou)
+        assert printed_light_on_dark(negative, first_look)
+        found = set(read_image(negative, detector).card_names)
+        assert len(found & truth) >= 12 and len(found - truth) <= 1, truth_file.name
+
+
+def test_boxes_found_in_the_photo_and_its_negative_are_kept_once() -> None:
+    from vision.detector import _either
+
+    names = ("item",)
+    plain = Detections(np.array([[0, 0, 10, 10], [50, 50, 60, 60]], np.float32),
+                       np.array([0.9, 0.3], np.float32), np.zeros(2, np.int64), names)
+    negative = Detections(np.array([[51, 50, 61, 60], [100, 0, 110, 10]], np.float32),
+                          np.array([0.8, 0.5], np.float32), np.zeros(2, np.int64), names)
+    both = _either(plain, negative, 0.5)
+    assert both.xyxy.tolist() == [[0, 0, 10, 10], [51, 50, 61, 60], [100, 0, 110, 10]]
+    assert both.confidence.tolist() == pytest.approx([0.9, 0.8, 0.5])
+    assert len(_either(plain, negative[:0], 0.5)) == 2
+    assert len(_either(plain[:0], negative, 0.5)) == 2

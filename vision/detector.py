@@ -19,7 +19,7 @@ from engine.cards import CARD_NAMES
 
 from .classifier import ClassifierError, CornerClassifier
 from .detections import Detections
-from .netinput import MARGIN, crop_square, detector_input, letterbox
+from .netinput import MARGIN, crop_square, detector_input, letterbox, light_on_dark
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -197,6 +197,41 @@ class LearnedDeckReader(Protocol):
     def probabilities(self, crops: np.ndarray) -> np.ndarray | None: ...
 
 
+# A photo is taken for a deck printed light on dark when at least this share of the boxes
+# its first look found, and at least MIN_POLARITY_VOTES of them, look so
+# (vision.netinput.light_on_dark). Faint boxes vote too: most are a card's pips, printed
+# like its indices. Measured on first looks: it fires on 92 of real-decks-dev's 138 black
+# photos (most hold 1-3 cards), 1 of 150 white-deck photos, 5 of 100 webcam frames, none
+# of 120 real-photos-dev shots nor of 80 rendered scenes.
+LIGHT_ON_DARK_SHARE = 2 / 3
+MIN_POLARITY_VOTES = 2
+
+
+def printed_light_on_dark(image: np.ndarray, boxes: Detections) -> bool:
+    """Whether the boxes found in ``image`` say its deck prints its indices lighter than
+    the card (gold or silver on black)."""
+    if len(boxes) < MIN_POLARITY_VOTES:
+        return False
+    crops = np.stack([crop_square(image, box) for box in boxes.xyxy])
+    return float(light_on_dark(crops).mean()) >= LIGHT_ON_DARK_SHARE
+
+
+def _either(first: Detections, second: Detections, iou: float) -> Detections:
+    """The boxes of both, one where they overlap (the higher-scored), best first."""
+    import cv2
+
+    if len(first) == 0 or len(second) == 0:
+        return first if len(second) == 0 else second
+    xyxy = np.concatenate([first.xyxy, second.xyxy])
+    confidence = np.concatenate([first.confidence, second.confidence])
+    class_id = np.concatenate([first.class_id, second.class_id])
+    boxes = np.concatenate([xyxy[:, :2], xyxy[:, 2:] - xyxy[:, :2]], axis=1)
+    chosen = np.asarray(cv2.dnn.NMSBoxes(boxes.tolist(), confidence.tolist(), 0.0, iou),
+                        np.int64).reshape(-1)
+    chosen = chosen[np.argsort(-confidence[chosen])]
+    return Detections(xyxy[chosen], confidence[chosen], class_id[chosen], first.names)
+
+
 class CardDetector:
     """Finds corner indices; ``detect`` returns :class:`Detections` in photo pixels."""
 
@@ -236,8 +271,18 @@ class CardDetector:
         found = self.locator.predict(image, threshold, self.info.iou)
         if mode == "photo":
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
+            light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, side=side)
+            if light_on_dark:
+                # The detector finds a black deck's gold indices far better in the photo's
+                # negative (real-decks-dev's held-out black photos: 118 of 144 corners
+                # against 62; both together 121). Both are kept, so a light deck taken for
+                # a dark one loses nothing. The classifier reads the photo's own crops (it
+                # inverts those itself, vision.classifier).
+                sized = {} if side is None else {"side": side}
+                negative = self.locator.predict(255 - image, threshold, self.info.iou, **sized)
+                found = _either(found, negative, self.info.iou)
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
         if mode == "photo":
