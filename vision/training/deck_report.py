@@ -1,8 +1,10 @@
 """How well a deck learned from four photos reads that deck, against the base reader.
 
     python -m vision.training.deck_report rendered [--decks kde-standard ...] [--trials 2]
-        [--hands 50] [--size 1024] [--seed 0] [--json]
-    python -m vision.training.deck_report black [--hands 100] [--seed 0] [--json]
+        [--hands 50] [--size 1024] [--seed 0]
+    python -m vision.training.deck_report black [--hands 100] [--seed 0]
+
+Both print JSON lines (one a trial, then the summary).
 
 ``rendered``: for each held-out rendered deck (role "val"), ``--trials`` times: render the
 four suit photos (``vision.training.deck_photos``), learn the deck through the same
