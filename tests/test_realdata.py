@@ -15,6 +15,7 @@ from vision.training.realdata import (
 )
 
 REAL = SHARED / "datasets" / "real-photos-dev"
+REAL_DECKS = SHARED / "datasets" / "real-decks-dev"
 
 
 def test_shot_is_the_name_before_the_roboflow_suffix() -> None:
@@ -80,3 +81,18 @@ def test_corner_set_labels_only_corners_named_as_the_card_around_them(tmp_path) 
                        and c.box[1] <= y <= c.box[3] for c in cards)
     yaml = (tmp_path / "data.yaml").read_text()
     assert yaml.count(str((tmp_path / "images" / "train").resolve())) == 3  # 2 train + val
+
+
+@pytest.mark.skipif(not (REAL_DECKS / "manifest.csv").exists(),
+                    reason="real-decks-dev not present")
+def test_deck_crops_can_hold_a_deck_out() -> None:
+    # Leave one deck out (issue 14): the crops of one kind only, from its photos only.
+    from vision.training.labels import manifest_column
+    from vision.training.realdata import labelled_corner_crops
+
+    kind_of = manifest_column(REAL_DECKS, "kind")
+    crops = list(labelled_corner_crops("holdout", REAL_DECKS, per_box=1,
+                                       kinds=["webcam-handheld"]))
+    assert crops and {kind_of[photo] for _, _, photo in crops} == {"webcam-handheld"}
+    with pytest.raises(ValueError, match="phone-black, phone-white, webcam-handheld"):
+        list(labelled_corner_crops("holdout", REAL_DECKS, kinds=["red-deck"]))
