@@ -142,14 +142,14 @@ class CornerFeatures:
         As ``CornerClassifier`` does, a crop whose index looks lighter than its card is
         also read inverted, and the surer reading (with its features) is kept: on a black
         deck with gold indices the plain crops' features cannot tell the cards apart."""
-        log_probs, features = self._run(crops, batch)
+        n = len(crops)
         light = np.flatnonzero(light_on_dark(crops))
-        if len(light):
-            other_log_probs, other_features = self._run(255 - crops[light], batch)
-            surer = other_log_probs.max(axis=1) > log_probs[light].max(axis=1)
-            log_probs[light[surer]] = other_log_probs[surer]
-            features[light[surer]] = other_features[surer]
-        return log_probs, features
+        # The inverted copies ride in the same runs of the network as the rest.
+        log_probs, features = self._run(np.concatenate([crops, 255 - crops[light]]), batch)
+        surer = np.flatnonzero(log_probs[n:].max(axis=1) > log_probs[light].max(axis=1))
+        log_probs[light[surer]] = log_probs[n + surer]
+        features[light[surer]] = features[n + surer]
+        return log_probs[:n], features[:n]
 
     def _run(self, crops: np.ndarray, batch: int) -> tuple[np.ndarray, np.ndarray]:
         logps, feats = [], []

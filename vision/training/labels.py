@@ -46,6 +46,20 @@ def label_path(image: Path) -> Path:
     return Path(*parts).with_suffix(".txt")
 
 
+def labelled_boxes(image: Path, width: float, height: float, names: Sequence[str]
+                   ) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Each label of ``image`` as (class name, box x1 y1 x2 y2 in pixels of a ``width`` x
+    ``height`` photo)."""
+    boxes = []
+    for line in label_path(image).read_text().splitlines():
+        if not line.strip():
+            continue
+        cls, cx, cy, w, h = (float(v) for v in line.split())
+        boxes.append((names[int(cls)], ((cx - w / 2) * width, (cy - h / 2) * height,
+                                        (cx + w / 2) * width, (cy + h / 2) * height)))
+    return boxes
+
+
 def truth(image: Path, names: list[str]) -> set[str]:
     path = label_path(image)
     if not path.exists():

@@ -5,7 +5,8 @@
 
 The rank glyph is text, and a text recogniser trained on far more typefaces than we render
 might read decks the classifier never saw (issue 14). This reads every labelled corner of
-``real-decks-dev``'s held-out photos (three decks no model here trained on, by kind) and of
+``real-decks-dev``'s held-out photos (three decks, by kind; the text reader never saw
+them, and classifiers before run 15 neither) and of
 the first ``--scenes`` scenes of a rendered evaluation set of held-out designs (by deck)
 twice: with RapidOCR's recogniser (PP-OCRv4, its weights inside the wheel; nothing is
 downloaded) and with the shipped classifier. The recogniser gets the index box with 15 %
@@ -37,7 +38,7 @@ from vision.classifier import MODELS, CornerClassifier
 from vision.netinput import crop_square
 from vision.photo import load_photo
 
-from .labels import class_names, label_path, manifest_column
+from .labels import class_names, labelled_boxes, manifest_column
 from .realdata import REAL_DECKS, photos
 
 RENDERED = Path(__file__).resolve().parents[2] / "datasets" / "generated" / "eval-1280"
@@ -55,8 +56,10 @@ def rank_in(text: str) -> str | None:
     return "T" if token in ("10", "1O", "IO") else token
 
 
-def labelled_corners(scenes: int) -> Iterator[tuple[str, Path, str, tuple[float, ...]]]:
-    """(group, photo, card, index box in pixels) for every labelled corner read here."""
+def labelled_corners(scenes: int
+                     ) -> Iterator[tuple[str, np.ndarray, str, tuple[float, ...]]]:
+    """(group, photo's pixels, card, index box in pixels) for every labelled corner read
+    here; each photo is decoded once for all its corners."""
     kind_of = manifest_column(REAL_DECKS, "kind")
     sets = [(REAL_DECKS, photos("holdout", REAL_DECKS), lambda p: kind_of.get(p.name, "?"))]
     if (RENDERED / "manifest.csv").exists():
@@ -71,13 +74,8 @@ def labelled_corners(scenes: int) -> Iterator[tuple[str, Path, str, tuple[float,
         for path in chosen:
             image = load_photo(path)
             height, width = image.shape[:2]
-            for line in label_path(path).read_text().splitlines():
-                if not line.strip():
-                    continue
-                cls, cx, cy, w, h = (float(v) for v in line.split())
-                box = ((cx - w / 2) * width, (cy - h / 2) * height,
-                       (cx + w / 2) * width, (cy + h / 2) * height)
-                yield group_of(path), path, names[int(cls)], box
+            for card, box in labelled_boxes(path, width, height, names):
+                yield group_of(path), image, card, box
 
 
 def text_crop(image: np.ndarray, box: Sequence[float]) -> np.ndarray:
@@ -122,12 +120,7 @@ def report(scenes: int) -> dict[str, dict[str, float]]:
     rank_index = np.array([RANKS.index(card[0]) for card in CARD_NAMES])
     rows: dict[str, list[tuple[bool, bool, bool, bool]]] = defaultdict(list)
     ocr_seconds = 0.0
-    current: tuple[Path | None, np.ndarray | None] = (None, None)
-    for group, path, card, box in labelled_corners(scenes):
-        if current[0] != path:
-            current = (path, load_photo(path))
-        image = current[1]
-        assert image is not None
+    for group, image, card, box in labelled_corners(scenes):
         tick = time.perf_counter()
         rank, score = ocr_rank(engine, text_crop(image, box))
         ocr_seconds += time.perf_counter() - tick

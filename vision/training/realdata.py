@@ -49,7 +49,7 @@ from engine.cards import CARD_NAMES
 from vision.netinput import MARGIN, crop_square
 from vision.photo import load_photo
 
-from .labels import class_names, label_path, manifest_column
+from .labels import class_names, label_path, labelled_boxes, manifest_column
 
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / \
     "real-photos-dev"
@@ -92,16 +92,7 @@ def photos(split: str | None, root: Path = REAL_PHOTOS) -> list[Path]:
 
 def labelled_cards(image: Path, width: int, height: int,
                    names: Sequence[str]) -> list[LabelledCard]:
-    cards = []
-    for line in label_path(image).read_text().splitlines():
-        if not line.strip():
-            continue
-        cls, cx, cy, w, h = line.split()
-        x, y, bw, bh = float(cx) * width, float(cy) * height, float(w) * width, \
-            float(h) * height
-        cards.append(LabelledCard(names[int(cls)], (x - bw / 2, y - bh / 2, x + bw / 2,
-                                                     y + bh / 2)))
-    return cards
+    return [LabelledCard(card, box) for card, box in labelled_boxes(image, width, height, names)]
 
 
 def corners_in_cards(centers: np.ndarray, cards: Sequence[LabelledCard]) -> list[int | None]:
@@ -169,15 +160,9 @@ def labelled_corner_crops(split: str, root: Path = REAL_DECKS, per_box: int = 3,
     for path in chosen:
         image = load_photo(path)
         height, width = image.shape[:2]
-        for line in label_path(path).read_text().splitlines():
-            if not line.strip():
-                continue
-            cls, cx, cy, w, h = (float(v) for v in line.split())
-            box = ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width,
-                   (cy + h / 2) * height)
-            class_id = CARD_NAMES.index(names[int(cls)])
+        for card, box in labelled_boxes(path, width, height, names):
             for crop in jittered_crops(image, box, per_box, rng):
-                yield crop, class_id, path.name
+                yield crop, CARD_NAMES.index(card), path.name
 
 
 def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
