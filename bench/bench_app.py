@@ -24,6 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from photo_files import photo_files  # noqa: E402
+
 from engine.cards import parse_cards  # noqa: E402
 from engine.naturals import find_naturals  # noqa: E402
 from engine.rules import DEFAULT_PRESET, preset  # noqa: E402
@@ -67,8 +69,7 @@ def main() -> int:
     parser.add_argument("--photos", type=Path, default=ROOT / "tests" / "data" / "scenes")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    photos = sorted(p for p in args.photos.rglob("*") if p.suffix.lower() in
-                    {".jpg", ".jpeg", ".png"})
+    photos = photo_files(args.photos)
     if not photos:
         print(f"no photos in {args.photos}", file=sys.stderr)
         return 2

@@ -23,6 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from photo_files import photo_files  # noqa: E402
+
 from cli import read_table_photo  # noqa: E402
 from engine.rules import load_rules  # noqa: E402
 from vision.detector import CardDetector  # noqa: E402
@@ -35,8 +37,7 @@ def main() -> int:
     parser.add_argument("--rules", default="2-4")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    photos = sorted(p for p in args.photos.rglob("*") if p.suffix.lower() in
-                    {".jpg", ".jpeg", ".png"})
+    photos = photo_files(args.photos)
     if not photos:
         print(f"no photos in {args.photos}", file=sys.stderr)
         return 2

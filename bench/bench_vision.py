@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
+from photo_files import photo_files  # noqa: E402
 
 from vision.detector import MODES, CardDetector  # noqa: E402
 from vision.pipeline import read_photo  # noqa: E402
@@ -43,8 +44,7 @@ def main() -> int:
     parser.add_argument("--mode", choices=MODES, default="photo")
     parser.add_argument("--expect", type=int, default=13, help="cards a photo holds (0: any)")
     args = parser.parse_args()
-    photos = sorted(p for p in args.photos.rglob("*") if p.suffix.lower() in
-                    {".jpg", ".jpeg", ".png"})[: args.limit]
+    photos = photo_files(args.photos)[: args.limit]
     if not photos:
         print(f"no photos in {args.photos}", file=sys.stderr)
         return 2

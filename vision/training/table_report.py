@@ -2,7 +2,7 @@
 checked for all 13 cards and its three rows exactly right.
 
     python -m vision.training.table_report --count 40 [--seed 15] [--reader]
-        [--save-readings FILE]
+        [--save-readings FILE] [--weights DETECTOR.onnx] [--classifier CLASSIFIER.onnx]
     python -m vision.training.table_report --regroup FILE
 
 
@@ -20,12 +20,14 @@ seconds on the same readings. The helpers here also make the committed test phot
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -220,13 +222,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: write each scene's reading to FILE")
     parser.add_argument("--regroup", metavar="FILE", default=None,
                         help="group the readings a --save-readings run wrote, nothing more")
+    parser.add_argument("--weights", type=Path, default=None,
+                        help="with --reader: this detector export instead of the shipped one")
+    parser.add_argument("--classifier", type=Path, default=None,
+                        help="with --reader: this corner classifier instead of the shipped one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.regroup:
         print(json.dumps(regroup(args.regroup), indent=None if args.json else 1))
         return 0
-    if args.save_readings and not args.reader:
-        parser.error("--save-readings needs --reader")
+    if (args.save_readings or args.weights or args.classifier) and not args.reader:
+        parser.error("--save-readings, --weights and --classifier need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -235,9 +241,11 @@ def main(argv: list[str] | None = None) -> int:
     frame = (args.square, args.square) if args.square else PHONE
     detector = None
     if args.reader:
-        from vision.detector import CardDetector
+        from vision.detector import CardDetector, default_model
 
-        detector = CardDetector()
+        changes = {"weights": args.weights, "classifier": args.classifier}
+        detector = CardDetector(dataclasses.replace(
+            default_model(), **{k: v for k, v in changes.items() if v is not None}))
     totals: dict[str, int] = defaultdict(int)
     by_seats: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     redrawn = 0
