@@ -417,3 +417,14 @@ def test_saved_readings_group_again_as_they_were_read(tmp_path) -> None:
     assert result["scenes"] == 2 and result["seats"] == 6
     assert result["seats_right"] == pytest.approx(5 / 6)
     assert result["tables_right"] == pytest.approx(1 / 2)
+
+
+def test_table_report_takes_a_candidate_reader_only_with_reader(capsys) -> None:
+    # --weights / --classifier name the models --reader reads with; alone they would be
+    # ignored silently, so the report refuses them.
+    from vision.training.table_report import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--weights", "candidate.onnx", "--count", "1"])
+    assert stop.value.code == 2
+    assert "need --reader" in capsys.readouterr().err
