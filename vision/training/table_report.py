@@ -3,6 +3,7 @@ checked for all 13 cards and its three rows exactly right.
 
     python -m vision.training.table_report --count 40 [--seed 15] [--reader]
         [--save-readings FILE] [--weights DETECTOR.onnx] [--classifier CLASSIFIER.onnx]
+        [--conf C]
     python -m vision.training.table_report --regroup FILE
 
 
@@ -226,13 +227,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: this detector export instead of the shipped one")
     parser.add_argument("--classifier", type=Path, default=None,
                         help="with --reader: this corner classifier instead of the shipped one")
+    parser.add_argument("--conf", type=float, default=None,
+                        help="with --reader: this detector threshold instead of the shipped one")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.regroup:
         print(json.dumps(regroup(args.regroup), indent=None if args.json else 1))
         return 0
-    if (args.save_readings or args.weights or args.classifier) and not args.reader:
-        parser.error("--save-readings, --weights and --classifier need --reader")
+    if (args.save_readings or args.weights or args.classifier or args.conf is not None) \
+            and not args.reader:
+        parser.error("--save-readings, --weights, --classifier and --conf need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -243,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader:
         from vision.detector import CardDetector, default_model
 
-        changes = {"weights": args.weights, "classifier": args.classifier}
+        changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf}
         detector = CardDetector(dataclasses.replace(
             default_model(), **{k: v for k, v in changes.items() if v is not None}))
     totals: dict[str, int] = defaultdict(int)
