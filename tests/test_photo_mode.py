@@ -17,7 +17,7 @@ from PIL import Image
 from engine.cards import CARD_NAMES
 from vision.detections import Detections
 from vision.detector import CardDetector, default_model
-from vision.reading import CARD_DIAGONAL_PER_INDEX, read_cards
+from vision.reading import CARD_DIAGONAL_PER_INDEX, merge_corners, read_cards
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "tests" / "data" / "scenes"
@@ -61,6 +61,53 @@ def test_two_cards_of_one_name_beyond_a_card_apart_stay_two() -> None:
                                           ("Qs", 100 + far, 100, size, size)]))
     assert [c.card for c in cards] == ["Qs", "Qs"]
     assert warnings == ["Qs seen 2 times: remove the duplicate card or correct the reading"]
+
+
+def _measured_cards(diagonal: float, size: float = 20.0) -> list[tuple[str, float, float,
+                                                                     float, float]]:
+    """Three cards seen in both corners, each pair ``diagonal`` index sizes apart."""
+    return [(name, x, 100, size, size) for i, name in enumerate(("2c", "3c", "4c"))
+            for x in (100 + 400 * i, 100 + 400 * i + diagonal * size)]
+
+
+def test_the_photos_own_cards_set_how_far_one_cards_corners_lie() -> None:
+    # Cards 4 index sizes across here: a corner of Qs 6.5 sizes from another Qs corner is
+    # another card (a misread), though within the 9 sizes allowed when nothing is known.
+    size = 20.0
+    far = 6.5 * size
+    found = corners([*_measured_cards(4.0), ("Qs", 100, 600, size, size),
+                     ("Qs", 100 + far, 600, size, size)])
+    cards, warnings = read_cards(found)
+    assert [c.card for c in cards].count("Qs") == 2
+    assert warnings == ["Qs seen 2 times: remove the duplicate card or correct the reading"]
+    # Within 1.5 times the photo's diagonal they are one card.
+    near = corners([*_measured_cards(4.0), ("Qs", 100, 600, size, size),
+                    ("Qs", 100 + 5.5 * size, 600, size, size)])
+    assert [c.card for c in read_cards(near)[0]].count("Qs") == 1
+
+
+def test_without_three_measured_cards_the_general_bound_holds() -> None:
+    # One card measured, and the Qs pair itself: two, too few to go by.
+    size = 20.0
+    found = corners([*_measured_cards(4.0)[:2], ("Qs", 100, 600, size, size),
+                     ("Qs", 100 + 6.5 * size, 600, size, size)])
+    cards, _ = read_cards(found)
+    assert [c.card for c in cards].count("Qs") == 1
+
+
+def test_a_lone_corner_naming_a_card_seen_in_two_corners_is_left_in_doubt() -> None:
+    # Qs seen in both its corners, and one more corner far away reads Qs too, sure of it:
+    # a deck holds Qs once, so the lone corner is the misread one; it is not counted.
+    size = 20.0
+    found = corners([("Qs", 100, 100, size, size), ("Qs", 180, 210, size, size),
+                     ("Qs", 900, 600, size, size), ("Kd", 400, 100, size, size)])
+    merged = merge_corners(found)
+    assert sorted(c.card for c in merged.cards) == ["Kd", "Qs"]
+    assert [(c.card, c.corners) for c in merged.doubtful] == [("Qs", 1)]
+    assert merged.warnings == []
+    # Two lone corners of one name stay two cards and the warning says so.
+    alone = corners([("Qs", 100, 100, size, size), ("Qs", 900, 600, size, size)])
+    assert [c.card for c in merge_corners(alone).cards] == ["Qs", "Qs"]
 
 
 # --- joint naming -------------------------------------------------------------------------

@@ -417,6 +417,35 @@ def test_saved_readings_group_again_as_they_were_read(tmp_path) -> None:
     assert result["scenes"] == 2 and result["seats"] == 6
     assert result["seats_right"] == pytest.approx(5 / 6)
     assert result["tables_right"] == pytest.approx(1 / 2)
+    with pytest.raises(SystemExit, match="without corners"):
+        regroup(str(saved), remerge=True)
+
+
+def test_saved_corners_merge_again_into_the_same_cards(tmp_path) -> None:
+    # --regroup --remerge: a change to vision.reading measured on saved corners. Each card
+    # saved as its two corners, at the two ends of its box.
+    from types import SimpleNamespace
+
+    from engine.cards import CARD_NAMES
+    from vision.detections import Detections
+    from vision.training.table_report import corners_of, reading_record, regroup
+
+    table = build_table([90, 210, 330])
+    boxes, names = [], []
+    for card in table.cards:
+        x1, y1, x2, y2 = card.box
+        side = max(x2 - x1, y2 - y1) / 4  # the corners within one card of each other
+        boxes += [[x1, y1, x1 + side, y1 + side], [x2 - side, y2 - side, x2, y2]]
+        names += [CARD_NAMES.index(card.card)] * 2
+    found = Detections(np.array(boxes, np.float32), np.full(len(boxes), 0.99, np.float32),
+                       np.array(names, np.int64), CARD_NAMES)
+    reading = SimpleNamespace(size=table.size, cards=table.cards, doubtful=[],
+                              detections=found)
+    record = json.loads(json.dumps(reading_record(reading, table.seats)))
+    assert len(corners_of(record)) == 2 * len(table.cards)
+    saved = tmp_path / "readings.jsonl"
+    saved.write_text(json.dumps(record) + "\n")
+    assert regroup(str(saved), remerge=True)["seats_right"] == 1.0
 
 
 def test_table_report_takes_a_candidate_reader_only_with_reader(capsys) -> None:

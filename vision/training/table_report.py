@@ -4,7 +4,7 @@ checked for all 13 cards and its three rows exactly right.
     python -m vision.training.table_report --count 40 [--seed 15] [--reader]
         [--save-readings FILE] [--weights DETECTOR.onnx] [--classifier CLASSIFIER.onnx]
         [--conf C]
-    python -m vision.training.table_report --regroup FILE
+    python -m vision.training.table_report --regroup FILE [--remerge]
 
 
 (a) from the scenes' true corner boxes (the grouping of ``vision.table`` alone), and with
@@ -14,7 +14,8 @@ corner index are counted (a person would retake the others); how many were redra
 printed. ``--save-readings`` keeps what the reader read of each scene (its cards, the
 unsure corners and the truth, JSON lines); ``--regroup`` groups those readings again
 without rendering or reading anything, so a change to ``vision.table`` is measured in
-seconds on the same readings. The helpers here also make the committed test photos
+seconds on the same readings; ``--remerge`` merges the saved corners into cards again
+first, for a change to ``vision.reading``. The helpers here also make the committed test photos
 (``tools/make_table_scenes.py``).
 """
 
@@ -34,7 +35,8 @@ import cv2
 import numpy as np
 
 from engine.cards import CARD_NAMES
-from vision.reading import CardReading
+from vision.detections import Detections
+from vision.reading import CardReading, merge_corners
 from vision.table import TableReading, group_table
 from vision.training.synth import scene as synth
 from vision.training.synth.backgrounds import BACKGROUNDS
@@ -186,20 +188,59 @@ def reading_record(reading: object, truth: list[dict[str, list[str]]]
         return [{"card": c.card, "confidence": c.confidence, "box": list(c.box),
                  "corners": c.corners} for c in found]
 
-    return {"size": list(reading.size), "cards": cards(reading.cards),  # type: ignore[attr-defined]
-            "doubtful": cards(reading.doubtful), "truth": truth}  # type: ignore[attr-defined]
+    record: dict[str, object] = {
+        "size": list(reading.size), "cards": cards(reading.cards),  # type: ignore[attr-defined]
+        "doubtful": cards(reading.doubtful), "truth": truth}  # type: ignore[attr-defined]
+    found = getattr(reading, "detections", None)
+    if found is not None:
+        # The corners themselves, so that ``--regroup --remerge`` measures a change to
+        # ``vision.reading`` too without reading the photos again.
+        record["corners"] = {
+            "xyxy": np.round(found.xyxy, 1).tolist(),
+            "confidence": np.round(found.confidence, 4).tolist(),
+            "class_id": found.class_id.tolist(), "names": list(found.names),
+            "probabilities": None if found.class_probabilities is None
+            else np.round(found.class_probabilities, 4).tolist()}
+    return record
 
 
-def regroup(path: str) -> dict[str, object]:
-    """Seats right when the readings saved in ``path`` are grouped again."""
+def corners_of(record: dict[str, object]) -> Detections:
+    """The corner detections ``reading_record`` saved."""
+    saved = record["corners"]
+    assert isinstance(saved, dict)
+    probabilities = saved["probabilities"]
+    return Detections(np.array(saved["xyxy"], np.float32).reshape(-1, 4),
+                      np.array(saved["confidence"], np.float32),
+                      np.array(saved["class_id"], np.int64), tuple(saved["names"]),
+                      None if probabilities is None
+                      else np.array(probabilities, np.float32).reshape(
+                          -1, len(saved["names"])))
+
+
+def regroup(path: str, remerge: bool = False) -> dict[str, object]:
+    """Seats right when the readings saved in ``path`` are grouped again; with
+    ``remerge``, their corners are first merged into cards again (``vision.reading``),
+    with the shipped model's reading settings."""
     seats = right = tables = 0
     scenes = 0
+    settings: dict[str, object] = {}
+    if remerge:
+        from vision.detector import default_model
+
+        settings = {"min_lone_confidence": default_model().min_lone_conf}
     with open(path) as handle:
         for line in handle:
             record = json.loads(line)
-            cards, doubtful = ([CardReading(c["card"], c["confidence"], tuple(c["box"]),
-                                            c["corners"]) for c in record[key]]
-                               for key in ("cards", "doubtful"))
+            if remerge:
+                if "corners" not in record:
+                    raise SystemExit(f"{path}: saved without corners; read the scenes "
+                                     "again with --save-readings")
+                merged = merge_corners(corners_of(record), **settings)  # type: ignore[arg-type]
+                cards, doubtful = merged.cards, merged.doubtful
+            else:
+                cards, doubtful = ([CardReading(c["card"], c["confidence"], tuple(c["box"]),
+                                                c["corners"]) for c in record[key]]
+                                   for key in ("cards", "doubtful"))
             table = group_table(cards, tuple(record["size"]), doubtful=doubtful)
             got, _ = seats_right(table, record["truth"])
             scenes += 1
@@ -229,10 +270,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: this corner classifier instead of the shipped one")
     parser.add_argument("--conf", type=float, default=None,
                         help="with --reader: this detector threshold instead of the shipped one")
+    parser.add_argument("--remerge", action="store_true",
+                        help="with --regroup: merge the saved corners into cards again first")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.regroup:
-        print(json.dumps(regroup(args.regroup), indent=None if args.json else 1))
+        print(json.dumps(regroup(args.regroup, args.remerge),
+                         indent=None if args.json else 1))
         return 0
     if (args.save_readings or args.weights or args.classifier or args.conf is not None) \
             and not args.reader:
