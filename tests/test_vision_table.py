@@ -370,6 +370,27 @@ def test_doubtful_cards_never_fill_a_full_seat_or_a_far_one() -> None:
     assert len(short.cards) == 12 and short.rows is None
 
 
+def test_of_two_unsure_corners_the_seat_takes_the_one_that_completes_its_rows() -> None:
+    # The right card, unsure (0.6), lies in its row; a misread corner more sure of itself
+    # (0.8) lies between the front and middle rows: the seat takes the one in the row.
+    table = build_table(EVEN[2], seed=24)
+    missing = table.seats[0]["middle"][2]
+    kept = [c for c in table.cards if c.card != missing]
+    by_name = {c.card: c for c in table.cards}
+    right = _lone(by_name[missing])
+    (fx, fy), (mx, my) = (by_name[table.seats[0]["front"][1]].center,
+                          by_name[table.seats[0]["middle"][3]].center)
+    unused = next(c for c in CARD_NAMES if c not in by_name)
+    half = right.box[2] - right.box[0]
+    gx, gy = (fx + mx) / 2, (fy + my) / 2
+    between = CardReading(unused, 0.8, (gx - half / 2, gy - half / 2, gx + half / 2,
+                                        gy + half / 2), 1)
+    reading = group_table(kept, table.size, doubtful=[between, right])
+    seat = seat_of(reading, missing)
+    assert seat.unsure == [missing] and seat.rows is not None and reading.ready
+    assert unused not in {c for s in reading.seats for c in s.card_names}
+
+
 def test_seat_short_of_three_cards_is_not_filled() -> None:
     table = build_table(EVEN[2], seed=23)
     missing = table.seats[0]["back"][:3]

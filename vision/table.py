@@ -123,8 +123,9 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
     ``doubtful``: cards seen in one corner only, too unsure to count on their own
     (``vision.reading.merge_corners``). At a table most cards show one corner, the other
     under the next card of the row, so these are often real. A seat short of one or two
-    cards takes them, most confident first, when they lie among its own cards (within a
-    card's diagonal of one) and name a card no seat holds."""
+    cards takes them when they lie among its own cards (within a card's diagonal of one)
+    and name a card no seat holds; of more such cards than it lacks, those that make its
+    rows the best separated (``_fill_short``)."""
     width, height = size
     if seats is not None and seats not in SEAT_COUNTS:
         raise ValueError(f"a table has 2 to 4 seats, not {seats}")
@@ -136,7 +137,7 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
     centre = (points.min(axis=0) + points.max(axis=0)) / 2
     groups = [[cards[i] for i in group] for group in _split_seats(points, centre, seats)]
     found = []
-    for group, taken in _fill_short(groups, doubtful):
+    for group, taken in _fill_short(groups, doubtful, centre):
         seat = _seat(group + taken, centre)
         seat.unsure = [card.card for card in taken]
         found.append(seat)
@@ -174,27 +175,54 @@ def _split_seats(points: np.ndarray, centre: np.ndarray, seats: int | None
     return best[1]
 
 
-def _fill_short(groups: list[list[CardReading]], doubtful: Sequence[CardReading]
-                ) -> list[tuple[list[CardReading], list[CardReading]]]:
-    """Each group with the doubtful cards ``group_table`` lets it take (when it is short)."""
+def _fill_short(groups: list[list[CardReading]], doubtful: Sequence[CardReading],
+                centre: np.ndarray) -> list[tuple[list[CardReading], list[CardReading]]]:
+    """Each group with the doubtful cards ``group_table`` lets it take (when it is short).
+
+    A candidate belongs to the group it lies nearest, within a card's diagonal of one of
+    its cards. Of a group's candidates, it takes the ones whose rows then come out best
+    separated (``_best_bands``), the more confident on a tie: two unsure corners often
+    lie side by side, one of them a misread, and only the right one completes a row."""
     held = {card.card for group in groups for card in group}
-    taken: list[list[CardReading]] = [[] for _ in groups]
+    offered: list[dict[str, CardReading]] = [{} for _ in groups]
     for candidate in sorted(doubtful, key=lambda c: -c.confidence):
         if candidate.card in held:
             continue
         x1, y1, x2, y2 = candidate.box
         reach = CARD_DIAGONAL_PER_INDEX * max(x2 - x1, y2 - y1)
         point = np.array(candidate.center)
-        distances = [min(float(np.hypot(*(point - np.array(c.center))))
-                         for c in group + extra) if group or extra else math.inf
-                     for group, extra in zip(groups, taken, strict=True)]
+        distances = [min(float(np.hypot(*(point - np.array(c.center)))) for c in group)
+                     if group else math.inf for group in groups]
         nearest = int(np.argmin(distances))
-        short = HAND_SIZE - len(groups[nearest]) - len(taken[nearest])
-        if distances[nearest] <= reach and short > 0 and \
-                HAND_SIZE - len(groups[nearest]) <= MAX_FILLED:
-            taken[nearest].append(candidate)
-            held.add(candidate.card)
+        short = HAND_SIZE - len(groups[nearest])
+        if distances[nearest] <= reach and 0 < short <= MAX_FILLED:
+            offered[nearest].setdefault(candidate.card, candidate)
+    taken: list[list[CardReading]] = []
+    for group, candidates in zip(groups, offered, strict=True):
+        choice = _best_fill(group, [c for c in candidates.values() if c.card not in held],
+                            centre)
+        held.update(card.card for card in choice)
+        taken.append(choice)
     return list(zip(groups, taken, strict=True))
+
+
+def _best_fill(group: list[CardReading], candidates: list[CardReading],
+               centre: np.ndarray) -> list[CardReading]:
+    """The candidates a short group takes (``_fill_short``)."""
+    short = HAND_SIZE - len(group)
+    if short <= 0:
+        return []
+    if len(candidates) <= short:
+        return candidates
+    best: tuple[float, float] | None = None
+    chosen: list[CardReading] = []
+    for combination in itertools.combinations(candidates, short):
+        points = np.array([c.center for c in [*group, *combination]], np.float64) - centre
+        radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
+        key = (_best_bands(points, radial)[0], sum(c.confidence for c in combination))
+        if best is None or key > best:
+            best, chosen = key, list(combination)
+    return chosen
 
 
 def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
