@@ -86,6 +86,19 @@ def test_the_photos_own_cards_set_how_far_one_cards_corners_lie() -> None:
     assert [c.card for c in read_cards(near)[0]].count("Qs") == 1
 
 
+def test_an_index_boxed_twice_says_nothing_of_the_cards_size() -> None:
+    # Four indices each boxed twice, a few pixels apart, and one card seen in both its
+    # corners 5 sizes apart: the doubled boxes are not cards 0.2 sizes across.
+    size = 20.0
+    doubled = [(name, x + dx, 100, size, size) for name, x in
+               (("2c", 100), ("3c", 300), ("4c", 500), ("5c", 700)) for dx in (0, 4)]
+    found = corners([*doubled, ("Qs", 100, 600, size, size),
+                     ("Qs", 100 + 5 * size, 600, size, size)])
+    cards, warnings = read_cards(found)
+    assert sorted(c.card for c in cards) == ["2c", "3c", "4c", "5c", "Qs"]
+    assert warnings == []
+
+
 def test_without_three_measured_cards_the_general_bound_holds() -> None:
     # One card measured, and the Qs pair itself: two, too few to go by.
     size = 20.0
@@ -108,6 +121,10 @@ def test_a_lone_corner_naming_a_card_seen_in_two_corners_is_left_in_doubt() -> N
     # Two lone corners of one name stay two cards and the warning says so.
     alone = corners([("Qs", 100, 100, size, size), ("Qs", 900, 600, size, size)])
     assert [c.card for c in merge_corners(alone).cards] == ["Qs", "Qs"]
+    # One index boxed twice is not a card seen in two corners: both cards stay.
+    doubled = corners([("Qs", 100, 100, size, size), ("Qs", 104, 100, size, size),
+                       ("Qs", 900, 600, size, size)])
+    assert [c.card for c in merge_corners(doubled).cards] == ["Qs", "Qs"]
 
 
 # --- joint naming -------------------------------------------------------------------------

@@ -62,6 +62,10 @@ CARD_DIAGONAL_PER_INDEX = 9.0
 # of that name merged with it, and the card's box, stretched over two cards, broke the
 # rows of a table (session 10, rendered tables: 2 of 12 lost seats).
 MIN_MEASURED_CARDS = 3
+# No card's two corners lie closer than this, in index sizes (the 17 rendered decks: 3.3
+# and up): two boxes of one name nearer than that are one index boxed twice, which says
+# nothing of the card's size.
+MIN_DIAGONAL_PER_INDEX = 2.5
 DIAGONAL_SLACK = 1.5
 SURE_CORNER = 0.9
 # A card whose name another card of the photo also reads takes its next likeliest name
@@ -103,8 +107,8 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     ``drop_lone_duplicates``, when no card seen in two or more corners carries its name
     (then the lone corner is the misread one: a deck holds each card once). Measured on 20
     rendered tables (session 10, saved corners, ``table_report --regroup --remerge``): the
-    measured diagonal and the dropped duplicates took seats read right from 41 to 44 of 53;
-    the real photos' held-out shots and ``real-decks-dev`` read the same cards.
+    measured diagonal and the dropped duplicates took seats read right from 88 to 92 of
+    106 (seeds 15 and 16); the 13-card sets and the real photos read the same cards.
 
     A deck holds each card once, so when the detections carry the classifier's 52-way
     probabilities the photo's names are decoded together: when two cards read the same
@@ -133,7 +137,8 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     probabilities = detections.class_probabilities
     readings: list[CardReading] = []
     doubtful: list[CardReading] = []
-    held_surely = {class_id for class_id, members in groups if len(members) > 1}
+    held_surely = {class_id for class_id, members in groups
+                   if _two_corners(detections, members)}
     for class_id, members in groups:
         index = np.array(members)
         confidence = float(detections.confidence[index].max()) if probabilities is None \
@@ -184,7 +189,8 @@ def card_diagonal_per_index(detections: Detections, distance: np.ndarray | None 
                             larger: np.ndarray | None = None) -> float:
     """How far apart, in index sizes, two corners of one card may lie in this photo:
     ``DIAGONAL_SLACK`` times the median over the cards whose two corners are both seen
-    and sure (``MIN_MEASURED_CARDS`` of them at least), else ``CARD_DIAGONAL_PER_INDEX``."""
+    and sure, and lie between ``MIN_DIAGONAL_PER_INDEX`` and ``CARD_DIAGONAL_PER_INDEX``
+    apart (``MIN_MEASURED_CARDS`` of them at least), else ``CARD_DIAGONAL_PER_INDEX``."""
     if len(detections) < 2:
         return CARD_DIAGONAL_PER_INDEX
     if distance is None or larger is None:
@@ -200,7 +206,7 @@ def card_diagonal_per_index(detections: Detections, distance: np.ndarray | None 
             continue
         a, b = members
         ratio = float(distance[a, b] / max(float(larger[a, b]), 1e-6))
-        if ratio <= CARD_DIAGONAL_PER_INDEX:
+        if MIN_DIAGONAL_PER_INDEX <= ratio <= CARD_DIAGONAL_PER_INDEX:
             ratios.append(ratio)
     if len(ratios) < MIN_MEASURED_CARDS:
         return CARD_DIAGONAL_PER_INDEX
@@ -252,6 +258,17 @@ def _decode_jointly(detections: Detections, names: np.ndarray, groups: list[Grou
             break
         groups = _cards_by_name(names, linked)
     return names, groups
+
+
+def _two_corners(detections: Detections, members: list[int]) -> bool:
+    """Whether a card's corners include two of its corners, not one index boxed twice:
+    two of them lie at least ``MIN_DIAGONAL_PER_INDEX`` index sizes apart."""
+    if len(members) < 2:
+        return False
+    centers = detections.centers[members]
+    size = float(detections.longer_sides[members].max())
+    spread = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    return bool(spread.max() >= MIN_DIAGONAL_PER_INDEX * size)
 
 
 def _cluster(linked: np.ndarray) -> list[list[int]]:
