@@ -99,6 +99,20 @@ def test_an_index_boxed_twice_says_nothing_of_the_cards_size() -> None:
     assert warnings == []
 
 
+def test_a_neighbours_corner_of_the_same_name_is_another_card() -> None:
+    # Cards 4 index sizes across; Qc read sure, and 1.5 sizes beside it (the next card of
+    # a row) a corner read Qc 0.46 / Qd 0.42: not Qc's other corner, which lies a diagonal
+    # away, but the neighbour's. A deck holds Qc once, so the neighbour is Qd.
+    size = 20.0
+    sure = [distribution((name, 0.99)) for name in ("2c", "2c", "3c", "3c", "4c", "4c")]
+    probabilities = np.stack([*sure, distribution(("Qc", 0.99)),
+                              distribution(("Qc", 0.46), ("Qd", 0.42))])
+    found = corners([*_measured_cards(4.0), ("Qc", 100, 600, size, size),
+                     ("Qc", 100 + 1.5 * size, 600, size, size)], probabilities)
+    cards, warnings = read_cards(found)
+    assert sorted(c.card for c in cards) == ["2c", "3c", "4c", "Qc", "Qd"] and warnings == []
+
+
 def test_without_three_measured_cards_the_general_bound_holds() -> None:
     # One card measured, and the Qs pair itself: two, too few to go by.
     size = 20.0

@@ -68,6 +68,11 @@ MIN_MEASURED_CARDS = 3
 MIN_DIAGONAL_PER_INDEX = 2.5
 DIAGONAL_SLACK = 1.5
 SURE_CORNER = 0.9
+# Corners of one name at most this many index sizes apart are one index (boxed twice);
+# beyond it and nearer than this share of the photo's measured diagonal they lie on two
+# neighbouring cards (``_one_card_apart``).
+SAME_INDEX = 1.0
+NEIGHBOUR_SHARE = 0.6
 # A card whose name another card of the photo also reads takes its next likeliest name
 # when the classifier gives that name at least this probability (see ``read_cards``).
 MIN_ALTERNATIVE = 0.15
@@ -101,14 +106,16 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
 
     Two corners that name the same card are one card when they lie within one card's
     diagonal of each other, judged from their own size (the photo's measured diagonal,
-    ``card_diagonal_per_index``, times the larger box's longer side), or within
+    ``measured_diagonal`` and ``DIAGONAL_SLACK``, times the larger box's longer side; two
+    corners of one name much nearer than that lie on neighbouring cards), or within
     ``max_card_span`` pixels when given. A card seen in one corner only is kept when that
     corner's confidence reaches ``min_lone_confidence``, and, with
     ``drop_lone_duplicates``, when no card seen in two or more corners carries its name
     (then the lone corner is the misread one: a deck holds each card once). Measured on 20
     rendered tables (session 10, saved corners, ``table_report --regroup --remerge``): the
-    measured diagonal and the dropped duplicates took seats read right from 88 to 92 of
-    106 (seeds 15 and 16); the 13-card sets and the real photos read the same cards.
+    measured diagonal, the neighbours split and the dropped duplicates took seats read
+    right from 88 to 93 of 106 (seeds 15 and 16; the seat filling of ``vision.table`` one
+    more); the 13-card sets and the real photos read the same cards.
 
     A deck holds each card once, so when the detections carry the classifier's 52-way
     probabilities the photo's names are decoded together: when two cards read the same
@@ -174,7 +181,7 @@ Group = tuple[int, list[int]]  # a card: its name's class id, the indices of its
 
 def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
     """(N, N): whether two corners lie within one card of each other: ``span`` pixels when
-    given, else the photo's card diagonal (``card_diagonal_per_index``) times the larger
+    given, else the photo's card diagonal (``measured_diagonal``) times the larger
     of the two corners' sizes. Computed once a photo; every grouping below reads it."""
     centers = detections.centers
     distance = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
@@ -182,17 +189,23 @@ def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
         return distance <= span
     sizes = detections.longer_sides
     larger = np.maximum(sizes[:, None], sizes[None, :])
-    return distance <= card_diagonal_per_index(detections, distance, larger) * larger
+    measured = measured_diagonal(detections, distance, larger)
+    if measured is None:
+        return distance <= CARD_DIAGONAL_PER_INDEX * larger
+    linked = distance <= min(CARD_DIAGONAL_PER_INDEX, DIAGONAL_SLACK * measured) * larger
+    # A card's two indices lie a diagonal apart, never much nearer (unless one index was
+    # boxed twice): two corners of one name nearer than that are two cards, one misread.
+    between = (distance > SAME_INDEX * larger) & (distance < NEIGHBOUR_SHARE * measured * larger)
+    return linked & ~between
 
 
-def card_diagonal_per_index(detections: Detections, distance: np.ndarray | None = None,
-                            larger: np.ndarray | None = None) -> float:
-    """How far apart, in index sizes, two corners of one card may lie in this photo:
-    ``DIAGONAL_SLACK`` times the median over the cards whose two corners are both seen
-    and sure, and lie between ``MIN_DIAGONAL_PER_INDEX`` and ``CARD_DIAGONAL_PER_INDEX``
-    apart (``MIN_MEASURED_CARDS`` of them at least), else ``CARD_DIAGONAL_PER_INDEX``."""
+def measured_diagonal(detections: Detections, distance: np.ndarray | None = None,
+                      larger: np.ndarray | None = None) -> float | None:
+    """A card's diagonal in index sizes as this photo shows it: the median over the cards
+    whose two corners are both seen and sure, and lie between ``MIN_DIAGONAL_PER_INDEX``
+    and ``CARD_DIAGONAL_PER_INDEX`` apart; None with fewer than ``MIN_MEASURED_CARDS``."""
     if len(detections) < 2:
-        return CARD_DIAGONAL_PER_INDEX
+        return None
     if distance is None or larger is None:
         centers, sizes = detections.centers, detections.longer_sides
         distance = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
@@ -209,8 +222,8 @@ def card_diagonal_per_index(detections: Detections, distance: np.ndarray | None 
         if MIN_DIAGONAL_PER_INDEX <= ratio <= CARD_DIAGONAL_PER_INDEX:
             ratios.append(ratio)
     if len(ratios) < MIN_MEASURED_CARDS:
-        return CARD_DIAGONAL_PER_INDEX
-    return min(CARD_DIAGONAL_PER_INDEX, DIAGONAL_SLACK * float(np.median(ratios)))
+        return None
+    return float(np.median(ratios))
 
 
 def _cards_by_name(names: np.ndarray, linked: np.ndarray) -> list[Group]:
