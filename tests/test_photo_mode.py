@@ -113,6 +113,18 @@ def test_a_neighbours_corner_of_the_same_name_is_another_card() -> None:
     assert sorted(c.card for c in cards) == ["2c", "3c", "4c", "Qc", "Qd"] and warnings == []
 
 
+def test_one_index_boxed_twice_under_two_names_is_one_corner() -> None:
+    # The detector boxed Kh's index twice, the smaller box inside the larger, and the
+    # classifier named the smaller one Kc, the card seen sure elsewhere: the surer box
+    # stays, so Kc is not read twice.
+    probabilities = np.stack([distribution(("Kh", 0.99)), distribution(("Kc", 0.91)),
+                              distribution(("Kc", 0.99))])
+    found = corners([("Kh", 400, 300, 38, 25), ("Kc", 395, 304, 24, 20),
+                     ("Kc", 900, 700, 24, 36)], probabilities)
+    cards, warnings = read_cards(found)
+    assert sorted(c.card for c in cards) == ["Kc", "Kh"] and warnings == []
+
+
 def test_without_three_measured_cards_the_general_bound_holds() -> None:
     # One card measured, and the Qs pair itself: two, too few to go by.
     size = 20.0
