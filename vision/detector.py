@@ -77,6 +77,11 @@ class ModelInfo:
     def detector_threshold(self) -> float:
         return self.conf if self.faint_conf is None else min(self.conf, self.faint_conf)
 
+    @property
+    def reading_settings(self) -> dict[str, object]:
+        """How ``vision.reading.merge_corners`` should merge this model's corners."""
+        return {"min_lone_confidence": self.min_lone_conf}
+
 
 def default_model(models: Path = MODELS) -> ModelInfo:
     """The shipped model: files and thresholds from ``cards.json``.
@@ -320,8 +325,8 @@ class CardDetector:
 
     @property
     def reading_settings(self) -> dict[str, object]:
-        """How ``vision.reading.read_cards`` should merge this model's corners."""
-        return {"min_lone_confidence": self.info.min_lone_conf}
+        """How ``vision.reading.merge_corners`` should merge this model's corners."""
+        return self.info.reading_settings
 
     def _name_corners(self, image: np.ndarray, found: Detections,
                       margins: tuple[float, ...] = (MARGIN,),

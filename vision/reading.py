@@ -115,12 +115,12 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
 
     Two corners that name the same card are one card when they lie within one card's
     diagonal of each other, judged from their own size (the photo's measured diagonal,
-    ``measured_diagonal`` and ``DIAGONAL_SLACK``, times the larger box's longer side; two
+    ``_measured_diagonal`` and ``DIAGONAL_SLACK``, times the larger box's longer side; two
     corners of one name much nearer than that lie on neighbouring cards), or within
     ``max_card_span`` pixels when given. A card seen in one corner only is kept when that
     corner's confidence reaches ``min_lone_confidence``, and, with
     ``drop_lone_duplicates``, when no card seen in two or more corners carries its name
-    (then the lone corner is the misread one: a deck holds each card once). Measured on 20
+    (then the lone corner is the misread one: a deck holds each card once). Measured on 40
     rendered tables (session 10, saved corners, ``table_report --regroup --remerge``): the
     measured diagonal, the neighbours split and the dropped duplicates took seats read
     right from 88 to 93 of 106 (seeds 15 and 16; the seat filling of ``vision.table`` one
@@ -213,15 +213,14 @@ Group = tuple[int, list[int]]  # a card: its name's class id, the indices of its
 
 def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
     """(N, N): whether two corners lie within one card of each other: ``span`` pixels when
-    given, else the photo's card diagonal (``measured_diagonal``) times the larger
+    given, else the photo's card diagonal (``_measured_diagonal``) times the larger
     of the two corners' sizes. Computed once a photo; every grouping below reads it."""
-    centers = detections.centers
-    distance = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    distance = _pairwise_distances(detections.centers)
     if span is not None:
         return distance <= span
     sizes = detections.longer_sides
     larger = np.maximum(sizes[:, None], sizes[None, :])
-    measured = measured_diagonal(detections, distance, larger)
+    measured = _measured_diagonal(detections, distance, larger)
     if measured is None:
         return distance <= CARD_DIAGONAL_PER_INDEX * larger
     linked = distance <= min(CARD_DIAGONAL_PER_INDEX, DIAGONAL_SLACK * measured) * larger
@@ -231,17 +230,17 @@ def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
     return linked & ~between
 
 
-def measured_diagonal(detections: Detections, distance: np.ndarray | None = None,
-                      larger: np.ndarray | None = None) -> float | None:
+def _pairwise_distances(centers: np.ndarray) -> np.ndarray:
+    """(N, N) distances between the (N, 2) points ``centers``."""
+    return np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+
+
+def _measured_diagonal(detections: Detections, distance: np.ndarray, larger: np.ndarray
+                       ) -> float | None:
     """A card's diagonal in index sizes as this photo shows it: the median over the cards
     whose two corners are both seen and sure, and lie between ``MIN_DIAGONAL_PER_INDEX``
-    and ``CARD_DIAGONAL_PER_INDEX`` apart; None with fewer than ``MIN_MEASURED_CARDS``."""
-    if len(detections) < 2:
-        return None
-    if distance is None or larger is None:
-        centers, sizes = detections.centers, detections.longer_sides
-        distance = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
-        larger = np.maximum(sizes[:, None], sizes[None, :])
+    and ``CARD_DIAGONAL_PER_INDEX`` apart; None with fewer than ``MIN_MEASURED_CARDS``.
+    ``distance`` and ``larger``: the corners' (N, N) distances and larger sizes."""
     sure = detections.confidence if detections.class_probabilities is None else \
         detections.class_probabilities[np.arange(len(detections)), detections.class_id]
     ratios = []
@@ -310,9 +309,8 @@ def _two_corners(detections: Detections, members: list[int]) -> bool:
     two of them lie at least ``MIN_DIAGONAL_PER_INDEX`` index sizes apart."""
     if len(members) < 2:
         return False
-    centers = detections.centers[members]
     size = float(detections.longer_sides[members].max())
-    spread = np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+    spread = _pairwise_distances(detections.centers[members])
     return bool(spread.max() >= MIN_DIAGONAL_PER_INDEX * size)
 
 

@@ -227,7 +227,7 @@ def regroup(path: str, remerge: bool = False) -> dict[str, object]:
     if remerge:
         from vision.detector import default_model
 
-        settings = {"min_lone_confidence": default_model().min_lone_conf}
+        settings = default_model().reading_settings
     with open(path) as handle:
         for line in handle:
             record = json.loads(line)
