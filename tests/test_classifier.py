@@ -186,6 +186,16 @@ def test_crops_command_names_an_unknown_deck(tmp_path, capsys) -> None:
     assert not out.exists()
 
 
+def test_crops_command_names_an_unknown_layout(tmp_path, capsys) -> None:
+    from vision.training.train_classifier import main
+
+    out = tmp_path / "crops.npz"
+    assert main(["crops", "--out", str(out), "--scenes", "1", "--layouts", "fan", "pile"]) == 2
+    message = capsys.readouterr().err
+    assert "no layout named pile" in message and "fan" in message.split("the layouts are")[1]
+    assert not out.exists()
+
+
 def test_reshaping_keeps_crops_in_range_and_changes_them() -> None:
     import torch
 

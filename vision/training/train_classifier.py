@@ -36,17 +36,31 @@ from vision.netinput import CROP, MARGIN, crop_square
 
 # --- training data ---------------------------------------------------------------------
 
+# A crop's margin is drawn from this range of MARGIN's multiples (1.17 to 1.5 times the box).
+MARGIN_JITTER = (0.9, 1.15)
+
+
 def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int = 2,
-               deck_names: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+               deck_names: Sequence[str] | None = None,
+               layouts: Sequence[str] | None = None,
+               margin_jitter: tuple[float, float] = MARGIN_JITTER,
+               ) -> tuple[np.ndarray, np.ndarray]:
     """Crops of every labelled corner in ``scenes`` rendered scenes of ``role`` decks (or
     only ``deck_names`` of them), each cut ``per_box`` times with the box jittered as a
-    detector's box would be."""
+    detector's box would be, at a margin of ``MARGIN`` times a draw from
+    ``margin_jitter``. ``layouts``: only these scene layouts, in equal shares (default:
+    the generator's mix of 13-card layouts)."""
     from tqdm import tqdm
 
     from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
     from vision.training.synth.decks import available_decks, load_deck
-    from vision.training.synth.scene import render_scene
+    from vision.training.synth.scene import LAYOUTS, render_scene
 
+    unknown_layouts = sorted(set(layouts or ()) - set(LAYOUTS))
+    if unknown_layouts:
+        raise ValueError(f"no layout named {', '.join(unknown_layouts)}; the layouts are "
+                         f"{', '.join(sorted(LAYOUTS))}")
+    weights = {name: 1.0 for name in layouts} if layouts else None
     rng = np.random.default_rng(seed)
     names = available_decks(role)
     if deck_names:
@@ -61,7 +75,8 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
     labels: list[int] = []
     for _ in tqdm(range(scenes), desc=f"crops ({role})", unit="scene"):
         deck = decks[int(rng.integers(len(decks)))]
-        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds)
+        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
+                             layout_weights=weights)
         jpeg = cv2.imdecode(np.frombuffer(cv2.imencode(
             ".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])[1], np.uint8),
             cv2.IMREAD_UNCHANGED)
@@ -71,7 +86,7 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
                 x = cx * size + rng.normal(0, 0.08) * bw
                 y = cy * size + rng.normal(0, 0.08) * bh
                 box = (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)
-                images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(0.9, 1.15)))
+                images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(*margin_jitter)))
                 labels.append(cls)
     return np.stack(images), np.array(labels, np.int64)
 
@@ -296,6 +311,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     crops.add_argument("--size", type=int, default=960)
     crops.add_argument("--decks", nargs="+", default=None,
                        help="only these decks of the role (default: all of them)")
+    crops.add_argument("--layouts", nargs="+", default=None,
+                       help="only these scene layouts, in equal shares (default: the "
+                       "generator's mix of 13-card layouts)")
+    crops.add_argument("--margins", type=float, nargs=2, default=list(MARGIN_JITTER),
+                       metavar=("LOW", "HIGH"),
+                       help="a crop's margin is MARGIN times a draw from LOW to HIGH "
+                       "(default %(default)s)")
     fit = sub.add_parser("train", help="train the classifier and export it to ONNX")
     fit.add_argument("--train", type=Path, nargs="+", required=True,
                      help="crop files (.npz) to train on")
@@ -335,7 +357,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "crops":
         try:
             images, labels = make_crops(args.scenes, args.seed, args.role, args.size,
-                                        deck_names=args.decks)
+                                        deck_names=args.decks, layouts=args.layouts,
+                                        margin_jitter=tuple(args.margins))
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
