@@ -478,3 +478,26 @@ def test_table_report_takes_a_candidate_reader_only_with_reader(capsys) -> None:
         main(["--weights", "candidate.onnx", "--count", "1"])
     assert stop.value.code == 2
     assert "need --reader" in capsys.readouterr().err
+
+
+def test_table_report_keeps_rendered_scenes_and_reads_them_back(tmp_path) -> None:
+    # --scenes: a candidate reader is measured on the very tables an earlier run rendered.
+    from vision.training.table_report import SceneCache, TableScene
+
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    scene = TableScene(image, [{"front": ["As", "Kd", "2c"], "middle": [], "back": []}],
+                       {"As": (1.0, 2.0, 5.5, 9.0)}, {"As": 2},
+                       [("As", (1.0, 2.0, 3.0, 4.0))], "deck", "felt", 85)
+    cache = SceneCache(tmp_path, seed=5, count=2, frame=(40, 30))
+    assert not cache.complete
+    cache.save(0, scene)
+    assert not SceneCache(tmp_path, seed=5, count=2, frame=(40, 30)).complete
+    cache.save(1, scene)
+    again = SceneCache(tmp_path, seed=5, count=2, frame=(40, 30))
+    assert again.complete and not SceneCache(tmp_path, seed=6, count=2, frame=(40, 30)).complete
+    loaded = again.load(1)
+    assert np.array_equal(loaded.image, image)
+    assert loaded.seats == scene.seats and loaded.boxes == scene.boxes
+    assert loaded.corners == scene.corners and loaded.indices == scene.indices
+    assert (loaded.deck, loaded.background, loaded.jpeg_quality) == ("deck", "felt", 85)

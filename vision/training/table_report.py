@@ -3,7 +3,7 @@ checked for all 13 cards and its three rows exactly right.
 
     python -m vision.training.table_report --count 40 [--seed 15] [--reader]
         [--save-readings FILE] [--weights DETECTOR.onnx] [--classifier CLASSIFIER.onnx]
-        [--conf C]
+        [--conf C] [--scenes DIR]
     python -m vision.training.table_report --regroup FILE [--remerge]
 
 
@@ -134,6 +134,32 @@ def widen(square: np.ndarray, kind: str, rng: np.random.Generator, frame: tuple[
     region[:] = scene * alpha + region * (1 - alpha)
     photo += rng.normal(0, 0.01, photo.shape).astype(np.float32)
     return (np.clip(photo, 0, 1) * 255 + 0.5).astype(np.uint8), (dx, dy)
+
+
+class SceneCache:
+    """Rendered table scenes kept on disk (``--scenes``): scene ``i`` of a run (seed,
+    count, frame) as a lossless PNG and its truth as JSON. All or nothing: the scenes come
+    from one random stream, so a run missing any of them renders them all again."""
+
+    def __init__(self, folder: Path, seed: int, count: int, frame: tuple[int, int]) -> None:
+        self.folder = folder / f"seed{seed}-count{count}-{frame[0]}x{frame[1]}"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.complete = all((self.folder / f"{i:03d}.json").exists() for i in range(count))
+
+    def save(self, index: int, scene: TableScene) -> None:
+        cv2.imwrite(str(self.folder / f"{index:03d}.png"),
+                    cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR))
+        record = {**dataclasses.asdict(scene), "image": None}
+        (self.folder / f"{index:03d}.json").write_text(json.dumps(record))
+
+    def load(self, index: int) -> TableScene:
+        record = json.loads((self.folder / f"{index:03d}.json").read_text())
+        image = cv2.cvtColor(cv2.imread(str(self.folder / f"{index:03d}.png")),
+                             cv2.COLOR_BGR2RGB)
+        return TableScene(
+            image, record["seats"], {c: tuple(b) for c, b in record["boxes"].items()},
+            record["corners"], [(c, tuple(b)) for c, b in record["indices"]],
+            record["deck"], record["background"], record["jpeg_quality"])
 
 
 def _numbered(seats: list[dict[str, list[str]]],
@@ -272,6 +298,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: this detector threshold instead of the shipped one")
     parser.add_argument("--remerge", action="store_true",
                         help="with --regroup: merge the saved corners into cards again first")
+    parser.add_argument("--scenes", type=Path, default=None, metavar="DIR",
+                        help="keep the rendered scenes in DIR and read them from there on "
+                             "the next run of the same --seed, --count and --square (a "
+                             "candidate reader is measured on the same tables in a "
+                             "fraction of the time)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.regroup:
@@ -300,11 +331,17 @@ def main(argv: list[str] | None = None) -> int:
     read_seconds: list[float] = []
     started = time.perf_counter()
     made = 0
+    kept = SceneCache(args.scenes, args.seed, args.count, frame) if args.scenes else None
     while made < args.count:
-        scene = render_table(rng, decks[made % len(decks)], frame)
-        if scene is None:
-            redrawn += 1
-            continue
+        if kept is not None and kept.complete:
+            scene = kept.load(made)
+        else:
+            scene = render_table(rng, decks[made % len(decks)], frame)
+            if scene is None:
+                redrawn += 1
+                continue
+            if kept is not None:
+                kept.save(made, scene)
         made += 1
         seats = len(scene.seats)
         height, width = scene.image.shape[:2]
