@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from vision.training.evaluate import Scores, camera_group, group_of
+from vision.training.evaluate import FATES, Scores, camera_group, group_of, missed_card_fate
 
 
 def test_scores_count_cards_and_photos() -> None:
@@ -14,6 +14,20 @@ def test_scores_count_cards_and_photos() -> None:
     scores.add("b.jpg", {"As", "7d"}, {"As", "Jd", "2c"}, 0.07)
     assert (scores.precision, scores.recall, scores.exact_rate) == (3 / 4, 3 / 5, 1 / 2)
     assert scores.misses == [{"image": "b.jpg", "missed": ["2c", "Jd"], "wrong": ["7d"]}]
+
+
+def test_a_missed_card_is_lost_where_its_corners_say() -> None:
+    corners = [(100.0, 100.0, 120.0, 130.0), (300.0, 400.0, 320.0, 430.0)]
+    on_it = (102.0, 101.0, 121.0, 129.0)  # overlaps the first corner well
+    elsewhere = (600.0, 600.0, 620.0, 630.0)
+    unsure, misnamed, merged, none = FATES
+    # Left in doubt wins over what its corners read.
+    assert missed_card_fate("Qs", corners, [("Qc", on_it)], {"Qs"}) == unsure
+    assert missed_card_fate("Qs", corners, [("Qc", on_it), ("Qs", elsewhere)], set()) \
+        == misnamed
+    assert missed_card_fate("Qs", corners, [("Qs", on_it), ("Qc", on_it)], set()) == merged
+    assert missed_card_fate("Qs", corners, [("Qs", elsewhere)], {"Kd"}) == none
+    assert missed_card_fate("Qs", [], [("Qs", on_it)], set()) == none
 
 
 def test_camera_group_names_the_worst_thing_the_camera_did() -> None:

@@ -11,6 +11,11 @@ it reads, so the figures are per card and per photo, not per box:
 - card precision: cards read that are in the photo / cards read;
 - card recall: cards in the photo that were read / cards in the photo;
 - photos exactly right: the set read equals the set in the photo.
+
+``--fates`` also says where each missed card was lost, for sets labelled by corner index
+(the rendered scenes, ``real-decks-dev``; whole-card labels would match no corner): its
+corner boxes are matched to the corners the reader kept (box overlap ``FATE_IOU``), and
+the card counted under one of ``FATES``.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +35,14 @@ from vision.detector import MODES
 from vision.photo import PhotoError
 from vision.pipeline import read_photo
 
-from .labels import class_names, manifest_column, manifest_rows, select_images, truth
+from .labels import (
+    class_names,
+    labelled_boxes,
+    manifest_column,
+    manifest_rows,
+    select_images,
+    truth,
+)
 from .realdata import split_of
 
 
@@ -43,6 +56,7 @@ class Scores:
     seconds: list[float] = field(default_factory=list)
     misses: list[dict[str, object]] = field(default_factory=list)
     groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
+    fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
@@ -80,6 +94,39 @@ class Scores:
 
 GROUPINGS = ("deck", "layout", "background", "camera", "kind")  # kind: real-decks-dev
 
+# Where a missed card was lost (``missed_card_fate``), first match wins.
+FATES = (
+    "one corner, named right, too unsure",  # left in doubt (a "maybe" offer)
+    "named as another card",  # a kept corner on it reads another name
+    "named right, merged away",  # a kept corner reads it, yet no card was made of it
+    "no corner kept",  # the detector found none, or the classifier could not name it
+)
+FATE_IOU = 0.3
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = width * height
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def missed_card_fate(card: str, boxes: Sequence[Sequence[float]],
+                     kept: Sequence[tuple[str, Sequence[float]]], doubtful: set[str]) -> str:
+    """Which of ``FATES`` befell ``card``, not read: ``boxes`` are its labelled corners,
+    ``kept`` the reader's named corners (name, box), ``doubtful`` the cards it left in
+    doubt."""
+    if card in doubtful:
+        return FATES[0]
+    names = {name for name, box in kept
+             if any(_overlap(box, label) >= FATE_IOU for label in boxes)}
+    if names and card not in names:
+        return FATES[1]
+    if card in names:
+        return FATES[2]
+    return FATES[3]
+
 
 def camera_group(row: dict[str, str]) -> str:
     """What the generator's camera did to a scene, worst first: ``motion`` blur, ``low
@@ -105,10 +152,11 @@ def group_of(data: Path, by: str) -> dict[str, str]:
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
-             by: str | None = None, mode: str = "photo") -> Scores:
+             by: str | None = None, mode: str = "photo", fates: bool = False) -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
     (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
-    under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``."""
+    under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``. ``fates``: tally
+    where each missed card was lost (``missed_card_fate``), in the result's ``fates``."""
     names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
@@ -126,6 +174,15 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         seconds = time.perf_counter() - start
         found = set(reading.card_names)
         scores.add(image_path.name, found, expected, seconds)
+        if fates:
+            width, height = reading.size
+            labels = labelled_boxes(image_path, width, height, names)
+            kept = [] if reading.detections is None else \
+                [(name, box) for name, _, box in reading.detections]
+            doubtful = {card.card for card in reading.doubtful}
+            for card in expected - found:
+                scores.fates[missed_card_fate(
+                    card, [box for name, box in labels if name == card], kept, doubtful)] += 1
         if by:
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \
@@ -175,6 +232,9 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: shipped)")
     parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
                         help="photo mode: each margin's weight (default: shipped)")
+    parser.add_argument("--fates", action="store_true",
+                        help="also say where each missed card was lost (sets labelled by "
+                             "corner index: rendered scenes, real-decks-dev)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -203,19 +263,23 @@ def main(argv: list[str] | None = None) -> int:
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
-                      args.by, args.mode)
+                      args.by, args.mode, args.fates)
     result = {"data": str(args.data), "weights": str(info.weights),
               "classifier": str(info.classifier), "shots": args.shots, "mode": args.mode,
               **scores.to_dict()}
     if args.by:
         result["by"] = args.by
         result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}
+    if args.fates:
+        result["fates"] = {fate: scores.fates[fate] for fate in FATES}
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            if key != "groups":
+            if key not in ("groups", "fates"):
                 print(f"{key:>22}: {value}")
+        for fate, count in result.get("fates", {}).items():  # type: ignore[union-attr]
+            print(f"  missed, {fate}: {count}")
         for key, part in sorted(scores.groups.items()):
             print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
                   f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}")
