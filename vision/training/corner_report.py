@@ -31,20 +31,10 @@ import numpy as np
 
 from vision.photo import PhotoError, load_photo
 
-from .labels import class_names, manifest_column, select_images
+from .labels import MATCH_IOU, box_iou, class_names, manifest_column, select_images
 from .realdata import labelled_cards
 
 OUTCOMES = ("not boxed", "faint", "named wrong", "named right, unsure", "named right")
-
-
-def _iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    x1 = np.maximum(box[0], boxes[:, 0])
-    y1 = np.maximum(box[1], boxes[:, 1])
-    x2 = np.minimum(box[2], boxes[:, 2])
-    y2 = np.minimum(box[3], boxes[:, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    return inter / ((box[2] - box[0]) * (box[3] - box[1]) + areas - inter)
 
 
 def corner_outcome(label_box: np.ndarray, card: str, boxes: np.ndarray,
@@ -54,9 +44,9 @@ def corner_outcome(label_box: np.ndarray, card: str, boxes: np.ndarray,
     detector's ``boxes``, each named ``names[i]`` with ``name_confidence[i]``."""
     if not len(boxes):
         return "not boxed"
-    overlap = _iou(label_box, boxes)
+    overlap = box_iou(label_box, boxes)
     best = int(overlap.argmax())
-    if overlap[best] < 0.3:
+    if overlap[best] < MATCH_IOU:
         return "not boxed"
     if box_confidence[best] < conf:
         return "faint"

@@ -14,7 +14,7 @@ it reads, so the figures are per card and per photo, not per box:
 
 ``--fates`` also says where each missed card was lost, for sets labelled by corner index
 (the rendered scenes, ``real-decks-dev``; whole-card labels would match no corner): its
-corner boxes are matched to the corners the reader kept (box overlap ``FATE_IOU``), and
+corner boxes are matched to the corners the reader kept (box overlap ``MATCH_IOU``), and
 the card counted under one of ``FATES``.
 """
 
@@ -31,11 +31,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from vision.detector import MODES
 from vision.photo import PhotoError
 from vision.pipeline import read_photo
 
 from .labels import (
+    MATCH_IOU,
+    box_iou,
     class_names,
     labelled_boxes,
     manifest_column,
@@ -101,15 +105,6 @@ FATES = (
     "named right, merged away",  # a kept corner reads it, yet no card was made of it
     "no corner kept",  # the detector found none, or the classifier could not name it
 )
-FATE_IOU = 0.3
-
-
-def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
-    width = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    height = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = width * height
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def missed_card_fate(card: str, boxes: Sequence[Sequence[float]],
@@ -119,8 +114,13 @@ def missed_card_fate(card: str, boxes: Sequence[Sequence[float]],
     doubt."""
     if card in doubtful:
         return FATES[0]
-    names = {name for name, box in kept
-             if any(_overlap(box, label) >= FATE_IOU for label in boxes)}
+    if not kept or not boxes:
+        return FATES[3]
+    kept_boxes = np.array([box for _, box in kept], np.float64)
+    on_card = np.zeros(len(kept), bool)
+    for label in boxes:
+        on_card |= box_iou(np.asarray(label, np.float64), kept_boxes) >= MATCH_IOU
+    names = {name for (name, _), hit in zip(kept, on_card, strict=True) if hit}
     if names and card not in names:
         return FATES[1]
     if card in names:

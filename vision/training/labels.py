@@ -8,7 +8,25 @@ import csv
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
+
+
+# A labelled corner is matched by a box that overlaps it at least this much (IoU).
+MATCH_IOU = 0.3
+
+
+def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(N,) overlap (intersection over union) of one x1 y1 x2 y2 ``box`` with each of the
+    (N, 4) ``boxes``."""
+    x1 = np.maximum(box[0], boxes[:, 0])
+    y1 = np.maximum(box[1], boxes[:, 1])
+    x2 = np.minimum(box[2], boxes[:, 2])
+    y2 = np.minimum(box[3], boxes[:, 3])
+    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    return inter / ((box[2] - box[0]) * (box[3] - box[1]) + areas - inter)
 
 
 def class_names(data: Path) -> list[str]:

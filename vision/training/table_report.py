@@ -149,7 +149,8 @@ class SceneCache:
     def save(self, index: int, scene: TableScene) -> None:
         cv2.imwrite(str(self.folder / f"{index:03d}.png"),
                     cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR))
-        record = {**dataclasses.asdict(scene), "image": None}
+        record = {f.name: getattr(scene, f.name) for f in dataclasses.fields(scene)
+                  if f.name != "image"}
         (self.folder / f"{index:03d}.json").write_text(json.dumps(record))
 
     def load(self, index: int) -> TableScene:
