@@ -207,3 +207,35 @@ def test_reshaping_keeps_crops_in_range_and_changes_them() -> None:
     assert out.shape == batch.shape
     assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
     assert float((out - batch).abs().mean()) > 0.01
+
+
+def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> None:
+    # Photo mode's larger classifier starts from the trained small one: its first channels
+    # hold the small network's weights, and what the new channels add is zero until trained.
+    import torch
+
+    from vision.training.train_classifier import build_network, main, widen_state
+
+    torch.manual_seed(0)
+    narrow, wide = build_network((8, 16, 24)), build_network((12, 24, 40))
+    for module in narrow.modules():  # batch norm's statistics as a trained network has them
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    wide.load_state_dict(widen_state(narrow.state_dict(), wide.state_dict()))
+    narrow.eval()
+    wide.eval()
+    crops = torch.rand(6, 3, CROP, CROP)
+    assert torch.allclose(narrow(crops), wide(crops), atol=1e-5)
+    # The new channels do compute something, so training has a gradient to follow.
+    assert float(wide.features[0].weight[8:].abs().sum()) > 0
+    with pytest.raises(ValueError, match="cannot widen"):
+        widen_state({"w": torch.zeros(3, 3)}, {"w": torch.zeros(3)})
+
+    state = tmp_path / "narrow.pt"
+    torch.save(narrow.state_dict(), state)
+    crops_file = tmp_path / "crops.npz"
+    np.savez(crops_file, images=np.zeros((4, CROP, CROP, 3), np.uint8), labels=np.arange(4))
+    assert main(["train", "--train", str(crops_file), "--val", str(crops_file), "--init",
+                 str(state), "--widen", str(state), "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "give one" in capsys.readouterr().err

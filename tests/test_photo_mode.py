@@ -21,6 +21,7 @@ from vision.reading import CARD_DIAGONAL_PER_INDEX, merge_corners, read_cards
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "tests" / "data" / "scenes"
+MODELS = ROOT / "models"
 
 
 def corners(items: list[tuple[str, float, float, float, float]],
@@ -350,11 +351,53 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
 
     reader = CardDetector(dataclasses.replace(info, photo_margins=(1.3, 1.6),
                                               photo_view_weights=(1.0, 0.5)))
-    reader.classifier = Recording()  # type: ignore[assignment]
+    reader.classifier = reader.photo_classifier = Recording()  # type: ignore[assignment]
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
     reader.detect(image, "live")
     assert seen == [(2, (1.0, 0.5)), (1, (1.0,))]
+
+
+def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> None:
+    # cards.json may name a larger classifier for photo mode (photo_classifier); live mode
+    # keeps the small one, and a photo_classifier that is not there is named in the error.
+    import shutil
+
+    from vision.detector import ModelError
+
+    info = default_model()
+    assert info.classifier is not None
+    used: list[str] = []
+
+    class Recording:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
+            used.append(self.name)
+            return np.full((len(views[0]), 52), 1 / 52, np.float32)
+
+    reader = CardDetector(dataclasses.replace(info, photo_classifier=info.classifier))
+    assert reader.photo_classifier is not reader.classifier
+    reader.classifier = Recording("live")  # type: ignore[assignment]
+    reader.photo_classifier = Recording("photo")  # type: ignore[assignment]
+    image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
+    reader.detect(image, "photo")
+    reader.detect(image, "live")
+    assert used == ["photo", "live"]
+
+    models = tmp_path / "models"
+    models.mkdir()
+    for file in (info.weights, info.classifier):
+        shutil.copy(file, models / file.name)
+    settings = json.loads((MODELS / "cards.json").read_text())
+    settings["photo_classifier"] = "corner-classifier-large.onnx"
+    (models / "cards.json").write_text(json.dumps(settings))
+    with pytest.raises(ModelError, match=r"corner-classifier-large\.onnx"):
+        default_model(models)
+    shutil.copy(info.classifier, models / "corner-classifier-large.onnx")
+    assert default_model(models).photo_classifier == models / "corner-classifier-large.onnx"
 
 
 # --- decks printed light on dark --------------------------------------------------------

@@ -19,7 +19,7 @@ from engine.cards import CARD_NAMES
 
 from .classifier import ClassifierError, CornerClassifier
 from .detections import Detections
-from .netinput import MARGIN, crop_square, detector_input, letterbox, light_on_dark
+from .netinput import CROP, MARGIN, crop_square, detector_input, letterbox, light_on_dark
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -65,6 +65,10 @@ class ModelInfo:
     # but also more of the next card. Live mode cuts one, at MARGIN.
     photo_margins: tuple[float, ...] = (MARGIN,)
     photo_view_weights: tuple[float, ...] = (1.0,)
+    # Photo mode may name corners with a larger classifier than live mode's: its budget
+    # (250 ms for a 1280x960 photo) leaves room that a camera stream's 60 ms does not.
+    # None: photo mode uses ``classifier`` too.
+    photo_classifier: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -93,6 +97,11 @@ def default_model(models: Path = MODELS) -> ModelInfo:
     if meta.exists():
         settings = json.loads(meta.read_text())
     classifier = models / str(settings.get("classifier", "corner-classifier.onnx"))
+    photo_classifier = models / str(settings["photo_classifier"]) \
+        if "photo_classifier" in settings else None
+    if photo_classifier is not None and not photo_classifier.exists():
+        raise ModelError(f"cards.json names photo_classifier {photo_classifier.name}, which "
+                         f"is not in {models}")
     named = [str(settings["detector"])] if "detector" in settings else []
     for name in (*named, "cards.onnx"):
         if (models / name).exists():
@@ -108,7 +117,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              int(settings.get("max_pass_side", 2048)),
                              tuple(float(m) for m in settings.get("photo_margins", [MARGIN])),
                              tuple(float(w) for w in settings.get("photo_view_weights",
-                                                                  [1.0])))
+                                                                  [1.0])),
+                             photo_classifier)
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -257,9 +267,12 @@ class CardDetector:
         self.locator = locator
         self.names = locator.names
         self.classifier: CornerClassifier | None = None
+        self.photo_classifier: CornerClassifier | None = None
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier)
+                self.photo_classifier = self.classifier if self.info.photo_classifier is None \
+                    else CornerClassifier(self.info.photo_classifier)
             except ClassifierError as error:
                 raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):
@@ -291,9 +304,10 @@ class CardDetector:
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
         if mode == "photo":
-            return self._name_corners(image, found, self.info.photo_margins,
-                                      self.info.photo_view_weights)
-        return self._name_corners(image, found)
+            assert self.photo_classifier is not None
+            return self._name_corners(image, found, self.photo_classifier,
+                                      self.info.photo_margins, self.info.photo_view_weights)
+        return self._name_corners(image, found, self.classifier)
 
     def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
         """The longer side at which photo mode reads ``image``, from the corners a first
@@ -329,15 +343,14 @@ class CardDetector:
         return self.info.reading_settings
 
     def _name_corners(self, image: np.ndarray, found: Detections,
-                      margins: tuple[float, ...] = (MARGIN,),
+                      classifier: CornerClassifier, margins: tuple[float, ...] = (MARGIN,),
                       weights: tuple[float, ...] = (1.0,)) -> Detections:
-        """Second stage: the classifier names each corner from the full-size photo, from
+        """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
-        fitted on (``MARGIN``) only."""
-        assert self.classifier is not None
+        fitted on (``MARGIN``) only, with the features of live mode's classifier."""
         if len(found) == 0:
             return found
         views: dict[float, np.ndarray] = {}
@@ -350,7 +363,7 @@ class CardDetector:
 
         probabilities = self.deck.probabilities(cut(MARGIN)) if self.deck is not None else None
         if probabilities is None:
-            probabilities = self.classifier.views_probabilities(
+            probabilities = classifier.views_probabilities(
                 [cut(m) for m in margins], weights=weights)
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
@@ -361,3 +374,5 @@ class CardDetector:
 
     def warm_up(self) -> None:
         self.detect(np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8), "live")
+        if self.photo_classifier is not None and self.photo_classifier is not self.classifier:
+            self.photo_classifier.probabilities(np.full((1, CROP, CROP, 3), 127, np.uint8))

@@ -205,7 +205,11 @@ def main(argv: list[str] | None = None) -> int:
                         "spread rows fan overlap few)")
     parser.add_argument("--weights", type=Path, default=None)
     parser.add_argument("--classifier", type=Path, default=None,
-                        help="second-stage ONNX (default: the shipped one, if any)")
+                        help="second-stage ONNX, for both modes unless --photo-classifier "
+                        "(default: the shipped ones, if any)")
+    parser.add_argument("--photo-classifier", type=Path, default=None,
+                        help="photo mode's second stage (default: the shipped one, or "
+                        "--classifier)")
     parser.add_argument("--conf", type=float, default=None, help="detector threshold")
     parser.add_argument("--iou", type=float, default=None,
                         help="the detector's suppression threshold (box overlap)")
@@ -260,12 +264,16 @@ def main(argv: list[str] | None = None) -> int:
                "photo_view_weights": None if args.photo_view_weights is None
                else tuple(args.photo_view_weights)}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
+    if args.classifier is not None or args.photo_classifier is not None:
+        info = dataclasses.replace(info, photo_classifier=args.photo_classifier)
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
                       args.by, args.mode, args.fates)
     result = {"data": str(args.data), "weights": str(info.weights),
-              "classifier": str(info.classifier), "shots": args.shots, "mode": args.mode,
+              "classifier": str(info.classifier),
+              "photo_classifier": str(info.photo_classifier or info.classifier),
+              "shots": args.shots, "mode": args.mode,
               **scores.to_dict()}
     if args.by:
         result["by"] = args.by

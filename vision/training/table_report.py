@@ -3,6 +3,7 @@ checked for all 13 cards and its three rows exactly right.
 
     python -m vision.training.table_report --count 40 [--seed 15] [--reader]
         [--save-readings FILE] [--weights DETECTOR.onnx] [--classifier CLASSIFIER.onnx]
+        [--photo-classifier CLASSIFIER.onnx]
         [--conf C] [--scenes DIR]
     python -m vision.training.table_report --regroup FILE [--remerge]
 
@@ -294,7 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--weights", type=Path, default=None,
                         help="with --reader: this detector export instead of the shipped one")
     parser.add_argument("--classifier", type=Path, default=None,
-                        help="with --reader: this corner classifier instead of the shipped one")
+                        help="with --reader: this corner classifier instead of the shipped "
+                        "ones (photo mode's too, unless --photo-classifier)")
+    parser.add_argument("--photo-classifier", type=Path, default=None,
+                        help="with --reader: photo mode's corner classifier")
     parser.add_argument("--conf", type=float, default=None,
                         help="with --reader: this detector threshold instead of the shipped one")
     parser.add_argument("--remerge", action="store_true",
@@ -310,9 +314,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(regroup(args.regroup, args.remerge),
                          indent=None if args.json else 1))
         return 0
-    if (args.save_readings or args.weights or args.classifier or args.conf is not None) \
-            and not args.reader:
-        parser.error("--save-readings, --weights, --classifier and --conf need --reader")
+    if (args.save_readings or args.weights or args.classifier or args.photo_classifier
+            or args.conf is not None) and not args.reader:
+        parser.error("--save-readings, --weights, --classifier, --photo-classifier and --conf "
+                     "need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -324,8 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         from vision.detector import CardDetector, default_model
 
         changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf}
-        detector = CardDetector(dataclasses.replace(
-            default_model(), **{k: v for k, v in changes.items() if v is not None}))
+        info = dataclasses.replace(default_model(),
+                                   **{k: v for k, v in changes.items() if v is not None})
+        if args.classifier is not None or args.photo_classifier is not None:
+            info = dataclasses.replace(info, photo_classifier=args.photo_classifier)
+        detector = CardDetector(info)
     totals: dict[str, int] = defaultdict(int)
     by_seats: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     redrawn = 0
