@@ -416,8 +416,11 @@ def table_file(report: dict[str, Any], rules_spec: str) -> dict[str, Any]:
     return {"rules": rules_spec, "players": players}
 
 
-def _describe_table(report: dict[str, Any]) -> str:
+def _describe_table(report: dict[str, Any], table: Any = None) -> str:
+    """The report for a person; ``table`` (``vision.table.TableReading``) adds the cards
+    each seat read from one unsure corner or set aside, which the JSON does not carry."""
     lines = [f"{report['image']}: {len(report['seats'])} seats"]
+    seats = {seat.number: seat for seat in table.seats} if table is not None else {}
     for seat in report["seats"]:
         head = f"  seat {seat['seat']} {seat['name']}: "
         if seat["rows"] is not None:
@@ -426,6 +429,12 @@ def _describe_table(report: dict[str, Any]) -> str:
         else:
             head += f"{len(seat['cards'])} cards, not in rows: {' '.join(seat['cards'])}"
         lines.append(head)
+        read = seats.get(seat["seat"])
+        if read is not None and read.unsure:
+            lines.append(f"    check: {' '.join(read.unsure)} read from one unsure corner")
+        if read is not None and read.set_aside:
+            lines.append(f"    check: {' '.join(c.card for c in read.set_aside)} set aside, "
+                         "seen in one corner as a card too many")
         lines.extend(f"    warning: {w}" for w in seat["warnings"])
     lines.extend(f"  warning: {w}" for w in report["warnings"])
     return "\n".join(lines)
@@ -458,7 +467,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         if args.json:
             _emit(report)
         else:
-            print(_describe_table(report))
+            print(_describe_table(report, table))
             if settled is not None:
                 print(format_settlement(settled))
     return EXIT_BAD_INPUT if unreadable else EXIT_NOT_SETTLED if unsettled else 0

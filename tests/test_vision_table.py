@@ -206,10 +206,11 @@ def test_missing_card_names_the_seat() -> None:
 
 def test_extra_card_names_the_seat() -> None:
     table = build_table(EVEN[2], seed=12)
-    near = next(c for c in table.cards if c.card == table.seats[0]["back"][4])
-    x1, y1, x2, y2 = near.box
     unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
-    extra = CardReading(unused, 0.5, (x1 + 30, y1 + 30, x2 + 30, y2 + 30), 1)
+    # Seen in both corners, between two rows: no card of the seat can be set aside to
+    # leave clean rows (see test_a_seat_sets_aside_a_lone_corner_too_many).
+    stray = _phantom_between_rows(table, 0, unused, 0.9)
+    extra = CardReading(stray.card, stray.confidence, stray.box, 2)
     reading = group_table([*table.cards, extra], table.size)
     seat = seat_of(reading, unused)
     assert seat.rows is None
@@ -389,6 +390,85 @@ def test_of_two_unsure_corners_the_seat_takes_the_one_that_completes_its_rows() 
     seat = seat_of(reading, missing)
     assert seat.unsure == [missing] and seat.rows is not None and reading.ready
     assert unused not in {c for s in reading.seats for c in s.card_names}
+
+
+def _phantom_between_rows(table: Constructed, seat: int, name: str,
+                          confidence: float) -> CardReading:
+    """A lone corner named ``name`` between a seat's front and middle rows, as a pip read
+    as an index lands among its seat's cards."""
+    by_name = {c.card: c for c in table.cards}
+    (fx, fy), (mx, my) = (by_name[table.seats[seat]["front"][1]].center,
+                          by_name[table.seats[seat]["middle"][3]].center)
+    gx, gy, half = (fx + mx) / 2, (fy + my) / 2, 0.08 * CARD_PX
+    return CardReading(name, confidence, (gx - half, gy - half, gx + half, gy + half), 1)
+
+
+def test_a_seat_sets_aside_a_lone_corner_too_many() -> None:
+    # A pip named as a card, seen in one corner and sure enough to count (0.85), makes a
+    # seat 14: the seat keeps the 13 that lie in clean rows and sets the stray aside.
+    table = build_table(EVEN[2], seed=25)
+    unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
+    stray = _phantom_between_rows(table, 0, unused, 0.85)
+    reading = group_table([*table.cards, stray], table.size)
+    seat = seat_of(reading, table.seats[0]["back"][0])
+    assert [c.card for c in seat.set_aside] == [unused] and len(seat.cards) == 13
+    assert seat.rows is not None and reading.ready
+    assert {r: set(c) for r, c in seat.rows.to_dict().items()} == \
+        {r: set(c) for r, c in table.seats[0].items()}
+    assert all(s.set_aside == [] for s in reading.seats if s is not seat)
+    assert "set_aside" not in seat.to_dict()  # the JSON of `cpoker table` is as issue 15 says
+
+
+def test_a_seat_keeps_a_card_too_many_it_cannot_tell_from_the_rest() -> None:
+    # Seen in both corners, the 14th card is as real as the others: the seat keeps all
+    # 14 and says so.
+    table = build_table(EVEN[2], seed=26, lone=0.0)
+    unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
+    stray = _phantom_between_rows(table, 0, unused, 0.95)
+    two_corners = CardReading(stray.card, stray.confidence, stray.box, 2)
+    reading = group_table([*table.cards, two_corners], table.size)
+    seat = seat_of(reading, unused)
+    assert seat.set_aside == [] and len(seat.cards) == 14 and not reading.ready
+    assert seat.warnings[0].endswith("14 cards, a hand has 13: remove the extra card or "
+                                     "retake the photo")
+    # Seen in one corner, but the 13 left do not lie in rows (a seat of scattered cards,
+    # every one seen in one corner): nothing is set aside.
+    scattered = build_table(EVEN[2], seed=27, lone=1.0)
+    rng = np.random.default_rng(0)
+    mine = {card for row in scattered.seats[0].values() for card in row}
+
+    def shaken(card: CardReading) -> CardReading:
+        dx, dy = rng.normal(0, 0.5 * CARD_PX, 2)
+        x1, y1, x2, y2 = card.box
+        return CardReading(card.card, card.confidence, (x1 + dx, y1 + dy, x2 + dx, y2 + dy), 1)
+
+    moved = [shaken(c) if c.card in mine else c for c in scattered.cards]
+    spare = next(c for c in CARD_NAMES if c not in {r.card for r in scattered.cards})
+    stray = _phantom_between_rows(scattered, 0, spare, 0.95)
+    seat = seat_of(group_table([*moved, stray], scattered.size), spare)
+    assert seat.rows is None or seat.set_aside == []
+    # Three strays: more than MAX_FILLED too many, nothing is set aside.
+    spare = [c for c in CARD_NAMES if c not in {r.card for r in table.cards}][:3]
+    strays = [_phantom_between_rows(table, 0, name, 0.95) for name in spare]
+    seat = seat_of(group_table([*table.cards, *strays], table.size), spare[0])
+    assert seat.set_aside == [] and len(seat.cards) == 16
+
+
+def test_a_card_set_aside_is_drawn_crossed_out() -> None:
+    from vision.draw import annotate_table
+
+    table = build_table(EVEN[2], seed=25)
+    unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
+    stray = _phantom_between_rows(table, 0, unused, 0.85)
+    image = np.full((table.size[1], table.size[0], 3), 255, np.uint8)
+    reading = group_table([*table.cards, stray], table.size)
+    marked = np.asarray(annotate_table(image, reading))
+    for seat in reading.seats:
+        seat.set_aside = []
+    plain = np.asarray(annotate_table(image, reading))
+    x1, y1, x2, y2 = (int(v) for v in stray.box)
+    cx, cy = (x1 + x2) // 2, (y1 + y2) // 2
+    assert (marked[cy - 1:cy + 2, cx - 1:cx + 2] != plain[cy - 1:cy + 2, cx - 1:cx + 2]).any()
 
 
 def test_seat_short_of_three_cards_is_not_filled() -> None:

@@ -71,7 +71,9 @@ def annotate_table(image: np.ndarray, table: TableReading,
     """The photo with each seat's rows boxed in the seat's own colour (a frame turned with
     the seat, so that rows of a seat at an angle are boxed tightly), each card's box
     thin, and the seat's number (and name) beyond its back row. A seat whose cards make no
-    rows is boxed whole. ``image`` may be the photo at another size than the reading's."""
+    rows is boxed whole. A card taken from an unsure corner is labelled with a "?", one set
+    aside as a card too many is crossed out and labelled too. ``image`` may be the photo at
+    another size than the reading's."""
     canvas = Image.fromarray(image).convert("RGB")
     draw = ImageDraw.Draw(canvas)
     ratio = canvas.size[0] / table.size[0] if table.size[0] else 1.0
@@ -107,6 +109,12 @@ def annotate_table(image: np.ndarray, table: TableReading,
             draw.rectangle((x1, y1, x2, y2), outline=colour, width=max(1, width // 2))
             if card.card in seat.unsure:  # read from one unsure corner: check it
                 draw.text((x2 + width, y1), f"{card.card}?", fill=colour, font=small)
+        for card in seat.set_aside:  # one card too many, left out: crossed, for a check
+            x1, y1, x2, y2 = (v * ratio for v in card.box)
+            draw.rectangle((x1, y1, x2, y2), outline=colour, width=max(1, width // 2))
+            draw.line((x1, y1, x2, y2), fill=colour, width=max(1, width // 2))
+            draw.line((x1, y2, x2, y1), fill=colour, width=max(1, width // 2))
+            draw.text((x2 + width, y1), f"{card.card}?", fill=colour, font=small)
         if outer is not None:
             label = f"{seat.number}"
             if names and seat.number <= len(names):

@@ -53,6 +53,9 @@ REVERSED_HANDICAP = 0.05
 # A seat short of at most this many cards takes them from the cards seen in one unsure
 # corner (see ``group_table``).
 MAX_FILLED = 2
+# A seat with a card too many sets one aside when its rows come out this many times better
+# separated without it than without any other card as little sure (see ``_trim_long``).
+CLEARLY_CLEANER = 1.25
 
 Point = tuple[float, float]
 
@@ -81,6 +84,9 @@ class Seat:
     # Cards the seat took from one unsure corner each (see ``group_table``): drawn marked,
     # for the players to check.
     unsure: list[str] = field(default_factory=list)
+    # Cards seen in one corner each that the seat set aside as one card too many (see
+    # ``group_table``): drawn crossed out, for the players to check.
+    set_aside: list[CardReading] = field(default_factory=list)
 
     @property
     def card_names(self) -> list[str]:
@@ -138,8 +144,10 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
     groups = [[cards[i] for i in group] for group in _split_seats(points, centre, seats)]
     found = []
     for group, taken in _fill_short(groups, doubtful, centre):
-        seat = _seat(group + taken, centre)
+        kept, set_aside = _trim_long(group, centre)
+        seat = _seat(kept + taken, centre)
         seat.unsure = [card.card for card in taken]
+        seat.set_aside = set_aside
         found.append(seat)
     ordered = _number(found, centre)
     table = TableReading(ordered, (float(centre[0]), float(centre[1])), size)
@@ -204,6 +212,48 @@ def _fill_short(groups: list[list[CardReading]], doubtful: Sequence[CardReading]
         held.update(card.card for card in choice)
         taken.append(choice)
     return list(zip(groups, taken, strict=True))
+
+
+def _trim_long(group: list[CardReading], centre: np.ndarray
+               ) -> tuple[list[CardReading], list[CardReading]]:
+    """(the cards a seat keeps, the cards it sets aside). A seat holding one or two cards
+    too many sets aside that many of those seen in one corner only (and less sure than any
+    card seen in two) when the 13 left lie in clean rows of 3, 5 and 5
+    (``MIN_ROW_SEPARATION``): the choice whose rows are best separated, when every other
+    choice is less clean by ``CLEARLY_CLEANER`` or sets aside surer cards.
+
+    Why: a pip or a card's second corner named as another card is a lone corner, and it
+    lands among its seat's cards: on the 60 rendered tables of ``table_report`` seeds 15-17,
+    5 of the 15 seats read wrong (photo mode, classifier run 17) held their 13 right cards
+    and such a corner; 4 of them are set aside so, the fifth (a seat with a card seen in
+    two corners at 0.77) is not.
+    A seat of 13 dealt cards never holds 14, so what is set aside is drawn for the players
+    to check rather than counted."""
+    surplus = len(group) - HAND_SIZE
+    # Two corners agreeing are better evidence of a card than one: only a lone corner less
+    # sure than each of those may be the stray.
+    surest = min((card.confidence for card in group if card.corners > 1), default=math.inf)
+    lone = [card for card in group if card.corners == 1 and card.confidence < surest]
+    if not 0 < surplus <= MAX_FILLED or len(lone) < surplus:
+        return group, []
+    choices: list[tuple[float, float, list[CardReading]]] = []
+    for combination in itertools.combinations(lone, surplus):
+        left = [card for card in group if all(card is not c for c in combination)]
+        points = np.array([c.center for c in left], np.float64) - centre
+        radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
+        score = _best_bands(points, radial)[0]
+        if score >= MIN_ROW_SEPARATION:
+            choices.append((score, sum(c.confidence for c in combination), list(combination)))
+    if not choices:
+        return group, []
+    score, confidence, chosen = max(choices, key=lambda choice: (choice[0], -choice[1]))
+    # Another choice nearly as clean and no surer of its cards: which is the stray is not
+    # known, so the seat keeps them all and its warning asks the players.
+    if any(other is not chosen and other_score * CLEARLY_CLEANER >= score
+           and other_confidence <= confidence
+           for other_score, other_confidence, other in choices):
+        return group, []
+    return [card for card in group if all(card is not c for c in chosen)], chosen
 
 
 def _best_fill(group: list[CardReading], candidates: list[CardReading],
