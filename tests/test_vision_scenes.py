@@ -130,8 +130,10 @@ def test_onnx_export_finds_what_the_torch_weights_find() -> None:
     assert distance.min(axis=1).max() < 2.0
 
 
-INT8 = [ROOT / "models" / "cards-int8.onnx", ROOT / "models" / "corner-classifier-int8.onnx"]
-FLOAT = [ROOT / "models" / "cards.onnx", ROOT / "models" / "corner-classifier.onnx"]
+INT8 = [ROOT / "models" / "cards-int8.onnx", ROOT / "models" / "corner-classifier-int8.onnx",
+        ROOT / "models" / "corner-classifier-photo-int8.onnx"]
+FLOAT = [ROOT / "models" / "cards.onnx", ROOT / "models" / "corner-classifier.onnx",
+         ROOT / "models" / "corner-classifier-photo.onnx"]
 
 
 @pytest.mark.skipif(not all(p.exists() for p in INT8 + FLOAT),
@@ -143,16 +145,18 @@ def test_int8_models_read_what_the_float_models_read() -> None:
     from vision.pipeline import read_photo
 
     shipped = default_model()
-    assert shipped.weights == INT8[0] and shipped.classifier == INT8[1]
+    assert (shipped.weights, shipped.classifier, shipped.photo_classifier) == tuple(INT8)
     fast = CardDetector(shipped)
-    exact = CardDetector(dataclasses.replace(shipped, weights=FLOAT[0], classifier=FLOAT[1]))
-    same = differ = 0
-    for scene in SCENES:
-        a = set(read_photo(scene, fast).card_names)
-        b = set(read_photo(scene, exact).card_names)
-        same += len(a & b)
-        differ += len(a ^ b)
-    assert same > 0 and differ <= 0.03 * same
+    exact = CardDetector(dataclasses.replace(shipped, weights=FLOAT[0], classifier=FLOAT[1],
+                                             photo_classifier=FLOAT[2]))
+    for mode in ("photo", "live"):  # each mode runs its own classifier
+        same = differ = 0
+        for scene in SCENES:
+            a = set(read_photo(scene, fast, mode=mode).card_names)
+            b = set(read_photo(scene, exact, mode=mode).card_names)
+            same += len(a & b)
+            differ += len(a ^ b)
+        assert same > 0 and differ <= 0.03 * same, mode
 
 
 @pytest.mark.skipif(not FLOAT[1].exists(), reason="needs the float classifier")
