@@ -552,15 +552,13 @@ def table_photo_source() -> None:
                 st.session_state[f"{key}_cards"] = " ".join(seat.card_names)
         unsure = [f"{seat.number}: {' '.join(seat.unsure)}" for seat in table.seats
                   if seat.unsure]
-        set_aside = [f"{seat.number}: {' '.join(c.card for c in seat.set_aside)}"
-                     for seat in table.seats if seat.set_aside]
         st.session_state["table_photo_view"] = (annotate_table(image, table), [
             *reading.warnings, *table.warnings,
-            *(w for seat in table.seats for w in seat.warnings)], unsure, set_aside)
+            *(w for seat in table.seats for w in seat.warnings)], unsure)
         st.session_state.pop("settlement", None)
     view = st.session_state.get("table_photo_view")
     if view is not None:
-        picture, warnings, unsure, set_aside = view
+        picture, warnings, unsure = view
         st.image(picture, caption=_("Seats as read: seat 1 is the first form below; correct "
                                     "any card there"), use_container_width=True)
         if unsure:
@@ -568,12 +566,6 @@ def table_photo_source() -> None:
             # settlement does not wait for it, so the players are asked to look.
             st.info(_("Cards marked ? were each read from one unsure corner: check them "
                       "(seat: cards) {seats}").format(seats="; ".join(unsure)))
-        if set_aside:
-            # A seat with a card too many set aside a card seen in one corner (vision.table):
-            # most often a pip read as an index, but the players are asked to look.
-            st.info(_("Crossed-out cards were each seen in one corner as a 14th card of their "
-                      "seat and left out: check them (seat: cards) {seats}").format(
-                          seats="; ".join(set_aside)))
         for warning in warnings:
             st.warning(terms.message(warning))
 

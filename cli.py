@@ -418,7 +418,7 @@ def table_file(report: dict[str, Any], rules_spec: str) -> dict[str, Any]:
 
 def _describe_table(report: dict[str, Any], table: Any = None) -> str:
     """The report for a person; ``table`` (``vision.table.TableReading``) adds the cards
-    each seat read from one unsure corner or set aside, which the JSON does not carry."""
+    each seat took from one unsure corner, which the JSON does not carry."""
     lines = [f"{report['image']}: {len(report['seats'])} seats"]
     seats = {seat.number: seat for seat in table.seats} if table is not None else {}
     for seat in report["seats"]:
@@ -432,9 +432,6 @@ def _describe_table(report: dict[str, Any], table: Any = None) -> str:
         read = seats.get(seat["seat"])
         if read is not None and read.unsure:
             lines.append(f"    check: {' '.join(read.unsure)} read from one unsure corner")
-        if read is not None and read.set_aside:
-            lines.append(f"    check: {' '.join(c.card for c in read.set_aside)} set aside, "
-                         "seen in one corner as a card too many")
         lines.extend(f"    warning: {w}" for w in seat["warnings"])
     lines.extend(f"  warning: {w}" for w in report["warnings"])
     return "\n".join(lines)

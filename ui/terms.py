@@ -474,6 +474,9 @@ ERROR_SHAPES: list[tuple[str, str]] = [
     (r"seat (?P<seat>\d+): (?P<count>\d+) cards?, a hand has 13: remove the extra cards? or "
      r"retake the photo", N_("seat {seat}: {count} cards, a hand has 13: remove the extra "
                              "cards or retake the photo")),
+    (r"seat (?P<seat>\d+): (?P<card>\S+), seen in one corner, was set aside as a card too "
+     r"many: check it", N_("seat {seat}: {card}, seen in one corner, was set aside as a card "
+                           "too many: check it")),
     (r"seat (?P<seat>\d+): the row of 3 lies farthest from the table's centre, where the "
      r"back row goes: check which row is which",
      N_("seat {seat}: the row of 3 lies farthest from the table's centre, where the back row "

@@ -148,6 +148,10 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
         seat = _seat(kept + taken, centre)
         seat.unsure = [card.card for card in taken]
         seat.set_aside = set_aside
+        # Set aside is a guess (1 in 12 on rendered tables set aside the seat's own card
+        # and kept the stray): the settlement waits for the players to look.
+        seat.warnings.extend(f"{card.card}, seen in one corner, was set aside as a card too "
+                             "many: check it" for card in set_aside)
         found.append(seat)
     ordered = _number(found, centre)
     table = TableReading(ordered, (float(centre[0]), float(centre[1])), size)
@@ -227,8 +231,9 @@ def _trim_long(group: list[CardReading], centre: np.ndarray
     5 of the 15 seats read wrong (photo mode, classifier run 17) held their 13 right cards
     and such a corner; 4 of them are set aside so, the fifth (a seat with a card seen in
     two corners at 0.77) is not.
-    A seat of 13 dealt cards never holds 14, so what is set aside is drawn for the players
-    to check rather than counted."""
+    A seat of 13 dealt cards never holds 14. What is set aside is drawn crossed out and
+    named in a warning, so the table is not settled until the players have looked: the
+    seat's rows are read, and the check is theirs."""
     surplus = len(group) - HAND_SIZE
     # Two corners agreeing are better evidence of a card than one: only a lone corner less
     # sure than each of those may be the stray.
