@@ -166,11 +166,11 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
                                 weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
             return self.probabilities(views[0])
 
-    reader.classifier = Sure()
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50
     found = Detections(boxes, np.array([0.1, 0.1, 0.6, 0.6, 0.6], np.float32),
                        np.zeros(5, np.int64), ("item",))
-    named = reader._name_corners(np.zeros((400, 400, 3), np.uint8), found)
+    named = reader._name_corners(np.zeros((400, 400, 3), np.uint8), found,
+                                 Sure())  # type: ignore[arg-type]
     # faint and sure; strong and sure; strong and fairly sure. Not: faint and unsure, or
     # strong and named below min_class_conf.
     assert named.class_id.tolist() == [0, 2, 3]
