@@ -241,24 +241,24 @@ def _trim_long(group: list[CardReading], centre: np.ndarray
     lone = [card for card in group if card.corners == 1 and card.confidence < surest]
     if not 0 < surplus <= MAX_FILLED or len(lone) < surplus:
         return group, []
-    choices: list[tuple[float, float, list[CardReading]]] = []
+    # (row separation of the cards kept, confidence of those set aside, kept, set aside)
+    choices: list[tuple[float, float, list[CardReading], list[CardReading]]] = []
     for combination in itertools.combinations(lone, surplus):
-        left = [card for card in group if all(card is not c for c in combination)]
-        points = np.array([c.center for c in left], np.float64) - centre
-        radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
-        score = _best_bands(points, radial)[0]
+        kept = [card for card in group if all(card is not c for c in combination)]
+        score = _row_separation(kept, centre)
         if score >= MIN_ROW_SEPARATION:
-            choices.append((score, sum(c.confidence for c in combination), list(combination)))
+            choices.append((score, sum(c.confidence for c in combination), kept,
+                            list(combination)))
     if not choices:
         return group, []
-    score, confidence, chosen = max(choices, key=lambda choice: (choice[0], -choice[1]))
+    best = max(choices, key=lambda choice: (choice[0], -choice[1]))
+    score, confidence, kept, chosen = best
     # Another choice nearly as clean and no surer of its cards: which is the stray is not
     # known, so the seat keeps them all and its warning asks the players.
-    if any(other is not chosen and other_score * CLEARLY_CLEANER >= score
-           and other_confidence <= confidence
-           for other_score, other_confidence, other in choices):
+    if any(other is not best and other[0] * CLEARLY_CLEANER >= score
+           and other[1] <= confidence for other in choices):
         return group, []
-    return [card for card in group if all(card is not c for c in chosen)], chosen
+    return kept, chosen
 
 
 def _best_fill(group: list[CardReading], candidates: list[CardReading],
@@ -272,12 +272,19 @@ def _best_fill(group: list[CardReading], candidates: list[CardReading],
     best: tuple[float, float] | None = None
     chosen: list[CardReading] = []
     for combination in itertools.combinations(candidates, short):
-        points = np.array([c.center for c in [*group, *combination]], np.float64) - centre
-        radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
-        key = (_best_bands(points, radial)[0], sum(c.confidence for c in combination))
+        key = (_row_separation([*group, *combination], centre),
+               sum(c.confidence for c in combination))
         if best is None or key > best:
             best, chosen = key, list(combination)
     return chosen
+
+
+def _row_separation(cards: list[CardReading], centre: np.ndarray) -> float:
+    """How cleanly ``cards`` split into rows of 3, 5 and 5 across their seat's line to the
+    table's centre (``_best_bands``' score)."""
+    points = np.array([c.center for c in cards], np.float64) - centre
+    radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
+    return _best_bands(points, radial)[0]
 
 
 def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
