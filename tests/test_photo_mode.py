@@ -399,6 +399,16 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
     shutil.copy(info.classifier, models / "corner-classifier-large.onnx")
     assert default_model(models).photo_classifier == models / "corner-classifier-large.onnx"
 
+    # A candidate classifier measured alone (evaluate, table_report --classifier) names
+    # corners in both modes; with a photo classifier beside it, each its own.
+    shipped = default_model(models)
+    candidate = tmp_path / "candidate.onnx"
+    alone = shipped.with_classifiers(candidate)
+    assert (alone.classifier, alone.photo_classifier) == (candidate, None)
+    both = shipped.with_classifiers(photo_classifier=candidate)
+    assert (both.classifier, both.photo_classifier) == (shipped.classifier, candidate)
+    assert shipped.with_classifiers() is shipped
+
 
 # --- decks printed light on dark --------------------------------------------------------
 

@@ -8,6 +8,7 @@ onnxruntime: no torch, no ultralytics at run time. The PyTorch weights are the w
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +77,15 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_margins {list(self.photo_margins)} needs one "
                              "weight each, at least one above 0 (photo_view_weights "
                              f"{list(self.photo_view_weights)})")
+
+    def with_classifiers(self, classifier: Path | None = None,
+                         photo_classifier: Path | None = None) -> ModelInfo:
+        """This model with other classifier files (the workshop measures candidates so): a
+        ``classifier`` given alone names corners in both modes."""
+        if classifier is None and photo_classifier is None:
+            return self
+        return dataclasses.replace(self, classifier=classifier or self.classifier,
+                                   photo_classifier=photo_classifier)
 
     @property
     def detector_threshold(self) -> float:

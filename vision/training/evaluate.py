@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.weights is None:
             raise
         info = ModelInfo(args.weights)
-    changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf,
+    changes = {"weights": args.weights, "conf": args.conf,
                "iou": args.iou,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
@@ -263,9 +263,8 @@ def main(argv: list[str] | None = None) -> int:
                "photo_margins": None if args.photo_margins is None else tuple(args.photo_margins),
                "photo_view_weights": None if args.photo_view_weights is None
                else tuple(args.photo_view_weights)}
-    info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None})
-    if args.classifier is not None or args.photo_classifier is not None:
-        info = dataclasses.replace(info, photo_classifier=args.photo_classifier)
+    info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None}
+                               ).with_classifiers(args.classifier, args.photo_classifier)
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,

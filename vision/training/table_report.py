@@ -328,12 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader:
         from vision.detector import CardDetector, default_model
 
-        changes = {"weights": args.weights, "classifier": args.classifier, "conf": args.conf}
-        info = dataclasses.replace(default_model(),
-                                   **{k: v for k, v in changes.items() if v is not None})
-        if args.classifier is not None or args.photo_classifier is not None:
-            info = dataclasses.replace(info, photo_classifier=args.photo_classifier)
-        detector = CardDetector(info)
+        changes = {"weights": args.weights, "conf": args.conf}
+        detector = CardDetector(dataclasses.replace(
+            default_model(), **{k: v for k, v in changes.items() if v is not None}
+        ).with_classifiers(args.classifier, args.photo_classifier))
     totals: dict[str, int] = defaultdict(int)
     by_seats: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     redrawn = 0
