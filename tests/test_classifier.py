@@ -66,6 +66,36 @@ def test_several_views_of_a_corner_are_read_together() -> None:
     assert np.allclose(weighted, mixed / mixed.sum(axis=1, keepdims=True), atol=1e-4)
 
 
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_a_corner_is_read_in_each_orientation_that_names_the_same_card() -> None:
+    from vision.classifier import ClassifierError, CornerClassifier
+
+    classifier = CornerClassifier()
+    rng = np.random.default_rng(5)
+    crops = rng.integers(200, 255, (3, CROP, CROP, 3), np.uint8)
+    crops[:, 12:28, 16:24] = rng.integers(0, 120, (3, 16, 8, 3), np.uint8)  # dark on light
+    turns = {"as is": crops, "mirrored": crops[:, :, ::-1], "upside down": crops[:, ::-1, ::-1],
+             "upside down mirrored": crops[:, ::-1, :]}
+    turns.update({f"quarter turned {name}": np.rot90(turned, 1, axes=(1, 2))
+                  for name, turned in list(turns.items())})
+    once = {name: np.log(classifier.probabilities(np.ascontiguousarray(turned),
+                                                  orientations=1))
+            for name, turned in turns.items()}
+    assert np.allclose(classifier.probabilities(crops, mirrored=False), np.exp(once["as is"]),
+                       atol=1e-6)
+    for count in (2, 4, 8):
+        mean = np.exp(np.mean([once[name] for name in list(turns)[:count]], axis=0))
+        assert np.allclose(classifier.probabilities(crops, orientations=count),
+                           mean / mean.sum(axis=1, keepdims=True), atol=1e-4), count
+    # Reading a crop more ways says the same of a crop turned any of those ways.
+    for turned in turns.values():
+        assert np.allclose(classifier.probabilities(np.ascontiguousarray(turned),
+                                                    orientations=8),
+                           classifier.probabilities(crops, orientations=8), atol=1e-4)
+    with pytest.raises(ClassifierError, match="orientations 3: choose one of 1, 2, 4, 8"):
+        classifier.probabilities(crops, orientations=3)
+
+
 def test_a_light_index_on_a_dark_card_is_told_from_a_dark_one_on_a_light_card() -> None:
     from vision.netinput import light_on_dark
 
@@ -163,7 +193,8 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
             return probabilities
 
         def views_probabilities(self, views: list[np.ndarray],
-                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
             return self.probabilities(views[0])
 
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50

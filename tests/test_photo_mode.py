@@ -341,21 +341,26 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
         dataclasses.replace(info, photo_margins=(1.3, 1.6), photo_view_weights=(1.0,))
     with pytest.raises(ModelError, match="one weight each"):
         ModelInfo(info.weights, photo_margins=(), photo_view_weights=())
-    seen: list[tuple[int, tuple[float, ...]]] = []
+    with pytest.raises(ModelError, match="photo_orientations 3: choose one of 1, 2, 4, 8"):
+        dataclasses.replace(info, photo_orientations=3)
+    seen: list[tuple[int, tuple[float, ...], int]] = []
 
     class Recording:
         def views_probabilities(self, views: list[np.ndarray],
-                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
-            seen.append((len(views), tuple(weights)))
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            seen.append((len(views), tuple(weights), orientations))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
     reader = CardDetector(dataclasses.replace(info, photo_margins=(1.3, 1.6),
-                                              photo_view_weights=(1.0, 0.5)))
+                                              photo_view_weights=(1.0, 0.5),
+                                              photo_orientations=8))
     reader.classifier = reader.photo_classifier = Recording()  # type: ignore[assignment]
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
     reader.detect(image, "live")
-    assert seen == [(2, (1.0, 0.5)), (1, (1.0,))]
+    # Live mode reads each crop as it is and mirrored, whatever photo mode does.
+    assert seen == [(2, (1.0, 0.5), 8), (1, (1.0,), 2)]
 
 
 def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> None:
@@ -374,7 +379,8 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
             self.name = name
 
         def views_probabilities(self, views: list[np.ndarray],
-                                weights: tuple[float, ...] = (1.0,)) -> np.ndarray:
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
             used.append(self.name)
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 

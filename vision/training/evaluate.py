@@ -236,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: shipped)")
     parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
                         help="photo mode: each margin's weight (default: shipped)")
+    parser.add_argument("--photo-orientations", type=int, default=None,
+                        help="photo mode: the turns each crop is read in, 1 2 4 or 8 "
+                             "(default: shipped)")
     parser.add_argument("--fates", action="store_true",
                         help="also say where each missed card was lost (sets labelled by "
                              "corner index: rendered scenes, real-decks-dev)")
@@ -262,7 +265,8 @@ def main(argv: list[str] | None = None) -> int:
                "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side,
                "photo_margins": None if args.photo_margins is None else tuple(args.photo_margins),
                "photo_view_weights": None if args.photo_view_weights is None
-               else tuple(args.photo_view_weights)}
+               else tuple(args.photo_view_weights),
+               "photo_orientations": args.photo_orientations}
     info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None}
                                ).with_classifiers(args.classifier, args.photo_classifier)
     detector = card_detector(info)
