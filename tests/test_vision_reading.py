@@ -32,6 +32,9 @@ def test_two_corners_of_one_card_merge() -> None:
     assert sorted(c.card for c in cards) == ["As", "Kd"] and warnings == []
     ace = next(c for c in cards if c.card == "As")
     assert ace.corners == 2 and ace.box == (90.0, 80.0, 170.0, 210.0)
+    # Where each corner was seen stays with the card (a table's rows line them up).
+    assert sorted(ace.corner_points) == [(100.0, 100.0), (160.0, 190.0)]
+    assert next(c for c in cards if c.card == "Kd").corner_points == ()
 
 
 def test_a_lone_corner_needs_the_lone_confidence() -> None:

@@ -56,6 +56,9 @@ MAX_FILLED = 2
 # A seat with a card too many sets one aside when its rows come out this many times better
 # separated without it than without any other card as little sure (see ``_trim_long``).
 CLEARLY_CLEANER = 1.25
+# A seat's cards seen in two or more corners may each stand for its rows at its centre or
+# at one of its corners (``_row_points``); past this many combinations, at their centres.
+MAX_ROW_CHOICES = 256
 
 Point = tuple[float, float]
 
@@ -281,10 +284,37 @@ def _best_fill(group: list[CardReading], candidates: list[CardReading],
 
 def _row_separation(cards: list[CardReading], centre: np.ndarray) -> float:
     """How cleanly ``cards`` split into rows of 3, 5 and 5 across their seat's line to the
-    table's centre (``_best_bands``' score)."""
+    table's centre (``_best_bands``' score, at the cards' centres: this is asked of many
+    choices of cards, ``_row_points`` of the seat chosen)."""
     points = np.array([c.center for c in cards], np.float64) - centre
     radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
     return _best_bands(points, radial)[0]
+
+
+def _row_points(cards: list[CardReading], centre: np.ndarray, radial: float) -> np.ndarray:
+    """Where each card lies for its rows, from ``centre``.
+
+    A card seen in one corner sits where that corner is, up to half a card off its own
+    centre; in a row laid on the table most cards show one corner, the next card covering
+    the other. A card seen in two or more corners stands at its centre or at one of its
+    corners, whichever lines it up with its row: of every such choice for the seat's cards
+    (up to ``MAX_ROW_CHOICES`` of them), the one whose rows come out best separated."""
+    points = np.array([c.center for c in cards], np.float64) - centre
+    choices = [(i, np.array([c.center, *c.corner_points], np.float64) - centre)
+               for i, c in enumerate(cards) if len(c.corner_points) > 1]
+    if len(cards) != HAND_SIZE or not choices:
+        return points
+    if math.prod(len(options) for _, options in choices) > MAX_ROW_CHOICES:
+        return points
+    best, best_score = points, _best_bands(points, radial)[0]
+    for picked in itertools.product(*(options for _, options in choices)):
+        trial = points.copy()
+        for (i, _), point in zip(choices, picked, strict=True):
+            trial[i] = point
+        score = _best_bands(trial, radial)[0]
+        if score > best_score:
+            best, best_score = trial, score
+    return best
 
 
 def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
@@ -295,7 +325,8 @@ def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
     rows: SeatRows | None = None
     outward = (math.cos(radial), math.sin(radial))
     if len(cards) == HAND_SIZE:
-        score, direction, bands, reversed_rows = _best_bands(points, radial)
+        score, direction, bands, reversed_rows = _best_bands(
+            _row_points(cards, centre, radial), radial)
         outward = (math.cos(direction), math.sin(direction))
         if score >= MIN_ROW_SEPARATION:
             front, middle, back = ([_along(cards, b, outward) for b in bands])
@@ -314,25 +345,38 @@ def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
 
 def _best_bands(points: np.ndarray, radial: float
                 ) -> tuple[float, float, list[list[int]], bool]:
-    """(score, direction, [front, middle, back] indices, whether the 3 lie farthest)."""
-    best: tuple[float, float, list[list[int]], bool] | None = None
-    best_key = -math.inf
-    for offset in range(-MAX_ASKEW_DEGREES, MAX_ASKEW_DEGREES + 1):
-        direction = radial + math.radians(offset)
-        depth = points @ np.array([math.cos(direction), math.sin(direction)])
-        order = np.argsort(depth, kind="stable")
-        for sizes in ((3, 5, 5), (5, 5, 3)):
-            bands = np.split(order, np.cumsum(sizes)[:-1])
-            score = _band_score(depth, bands)
-            reversed_rows = sizes[0] == 5
-            # The layout as it should be, 3 nearest the centre, wins a near tie.
-            key = score - (REVERSED_HANDICAP if reversed_rows else 0.0)
-            if key > best_key:
-                best_key = key
-                front_first = bands[::-1] if reversed_rows else bands
-                best = (score, direction, [b.tolist() for b in front_first], reversed_rows)
-    assert best is not None
-    return best
+    """(score, direction, [front, middle, back] indices, whether the 3 lie farthest).
+
+    Every direction within ``MAX_ASKEW_DEGREES`` of ``radial`` is tried, each with the 3
+    nearest the centre and with the 3 farthest, in one pass of numpy: the cards' depths
+    along each direction, sorted, make each band's spread its last depth less its first,
+    and each gap the next band's first less this band's last (``_band_score``)."""
+    offsets = np.radians(np.arange(-MAX_ASKEW_DEGREES, MAX_ASKEW_DEGREES + 1))
+    directions = radial + offsets
+    depth = points @ np.stack([np.cos(directions), np.sin(directions)])  # (cards, directions)
+    order = np.argsort(depth, axis=0, kind="stable")
+    ranked = np.take_along_axis(depth, order, axis=0)
+    floor = 1e-6 * np.maximum(1.0, ranked[-1] - ranked[0])
+    keys = []
+    for sizes in ((3, 5, 5), (5, 5, 3)):
+        ends = np.cumsum(sizes)
+        starts = ends - np.array(sizes)
+        spread = np.max([ranked[e - 1] - ranked[b] for b, e in zip(starts, ends, strict=True)],
+                        axis=0)
+        gaps = np.min([ranked[b] - ranked[e - 1] for e, b in zip(ends[:-1], starts[1:],
+                                                                   strict=True)], axis=0)
+        keys.append(gaps / np.maximum(spread, floor))
+    scores = np.stack(keys, axis=1)  # (directions, layouts): direction first, as tried
+    # The layout as it should be, 3 nearest the centre, wins a near tie.
+    handicapped = scores - np.array([0.0, REVERSED_HANDICAP])
+    best = int(np.argmax(handicapped))
+    at, layout = divmod(best, 2)
+    sizes = (3, 5, 5) if layout == 0 else (5, 5, 3)
+    bands = np.split(order[:, at], np.cumsum(sizes)[:-1])
+    reversed_rows = layout == 1
+    front_first = bands[::-1] if reversed_rows else bands
+    return (float(scores[at, layout]), float(directions[at]),
+            [b.tolist() for b in front_first], reversed_rows)
 
 
 def _band_score(depth: np.ndarray, bands: list[np.ndarray]) -> float:

@@ -304,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photo-orientations", type=int, default=None,
                         help="with --reader: the turns photo mode reads each crop in (1 2 4 "
                              "or 8) instead of the shipped number")
+    parser.add_argument("--photo-index-px", type=float, default=None,
+                        help="with --reader: the index size photo mode reads at instead of "
+                             "the shipped one")
     parser.add_argument("--remerge", action="store_true",
                         help="with --regroup: merge the saved corners into cards again first")
     parser.add_argument("--scenes", type=Path, default=None, metavar="DIR",
@@ -318,10 +321,10 @@ def main(argv: list[str] | None = None) -> int:
                          indent=None if args.json else 1))
         return 0
     if (args.save_readings or args.weights or args.classifier or args.photo_classifier
-            or args.conf is not None or args.photo_orientations is not None) \
-            and not args.reader:
-        parser.error("--save-readings, --weights, --classifier, --photo-classifier, --conf "
-                     "and --photo-orientations need --reader")
+            or args.conf is not None or args.photo_orientations is not None
+            or args.photo_index_px is not None) and not args.reader:
+        parser.error("--save-readings, --weights, --classifier, --photo-classifier, --conf, "
+                     "--photo-orientations and --photo-index-px need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -333,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
         from vision.detector import CardDetector, default_model
 
         changes = {"weights": args.weights, "conf": args.conf,
-                   "photo_orientations": args.photo_orientations}
+                   "photo_orientations": args.photo_orientations,
+                   "photo_index_px": args.photo_index_px}
         detector = CardDetector(dataclasses.replace(
             default_model(), **{k: v for k, v in changes.items() if v is not None}
         ).with_classifiers(args.classifier, args.photo_classifier))
