@@ -396,3 +396,35 @@ def test_the_correction_reads_only_crops_like_the_ones_it_was_fitted_on() -> Non
     kept = correction.apply(base, unlike)
     assert np.allclose(kept, np.exp(base), atol=1e-6)
     assert 0 < MIN_LIKENESS < 1
+    # Photo mode gives the crops unlike the deck's its larger classifier's reading instead;
+    # the crops alike keep the correction.
+    other = np.log(np.full((3, 52), 0.1 / 51))
+    other[:, 7] = np.log(0.9)
+    assert (correction.apply(base, unlike, other).argmax(axis=1) == 7).all()
+    assert (correction.apply(base, alike, other).argmax(axis=1) == 1).all()
+
+
+def test_photo_mode_reads_corners_unlike_the_deck_with_its_own_classifier(
+        learned: tuple[Path, LearnedDeck]) -> None:
+    # With a learned deck, photo mode hands the deck its own classifier's reading for the
+    # crops the correction leaves alone; live mode lets the deck read them all.
+    from PIL import Image
+
+    _, deck = learned
+    seen: list[bool] = []
+
+    class Recording:
+        def __init__(self) -> None:
+            self.deck = deck
+
+        def probabilities(self, crops: np.ndarray, unlike: np.ndarray | None = None
+                          ) -> np.ndarray | None:
+            seen.append(unlike is not None)
+            assert unlike is None or unlike.shape == (len(crops), 52)
+            return self.deck.probabilities(crops, unlike)
+
+    reader = CardDetector(deck=Recording())  # type: ignore[arg-type]
+    image = np.asarray(Image.open(DECK / next(iter(HANDS))).convert("RGB"))
+    photo = reader.detect(image, "photo")
+    live = reader.detect(image, "live")
+    assert seen == [True, False] and len(photo) > 0 and len(live) > 0

@@ -242,10 +242,13 @@ class Correction:
     scale: np.ndarray  # (D,)
     anchors: np.ndarray  # (K, D) unit vectors, float16 (stored with the deck)
 
-    def apply(self, log_probs: np.ndarray, features: np.ndarray) -> np.ndarray:
+    def apply(self, log_probs: np.ndarray, features: np.ndarray,
+              unlike: np.ndarray | None = None) -> np.ndarray:
+        """The corrected probabilities of the crops alike the deck's; the others keep
+        ``log_probs``, or ``unlike`` (log-probabilities) when given."""
         logits = log_probs + ((features - self.mean) / self.scale) @ self.weight.T + self.bias
         alike = likeness(features, self.anchors) >= MIN_LIKENESS
-        logits = np.where(alike[:, None], logits, log_probs)
+        logits = np.where(alike[:, None], logits, log_probs if unlike is None else unlike)
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return (probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -350,16 +353,21 @@ class LearnedDeck:
         weights = np.where(self.sources[use] == SOURCE_CORRECTION, CORRECTION_WEIGHT, 1.0)
         self.correction = fit_correction(log_probs, features, self.labels[use], weights)
 
-    def probabilities(self, crops: np.ndarray) -> np.ndarray | None:
+    def probabilities(self, crops: np.ndarray, unlike: np.ndarray | None = None
+                      ) -> np.ndarray | None:
         """The 52-way probabilities of ``crops`` read with this deck's correction; None
         when nothing is learned (the classifier alone reads them). One pass of the
-        features model gives both the classifier's reading and the features."""
+        features model gives both the classifier's reading and the features. ``unlike``:
+        (N, 52) probabilities for the crops unlike the deck's, which the correction leaves
+        alone (photo mode's larger classifier reads them better); default the features
+        model's own reading."""
         if self.correction is None:
             return None
         if len(crops) == 0:
             return np.zeros((0, 52), np.float32)
         log_probs, features = self._model().run(crops)
-        return self.correction.apply(log_probs, features)
+        other = None if unlike is None else np.log(np.maximum(unlike, 1e-30))
+        return self.correction.apply(log_probs, features, other)
 
     # corrections ----------------------------------------------------------------------
 

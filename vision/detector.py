@@ -226,9 +226,12 @@ class CornerLocator(Protocol):
 class LearnedDeckReader(Protocol):
     """A learned deck (``vision.decks.LearnedDeck``): names corner crops as the classifier
     does, (N, 52) probabilities in ``CARD_NAMES`` order, with what it learned of its deck;
-    None when it has learned nothing, and the classifier reads them."""
+    None when it has learned nothing, and the classifier reads them. ``unlike``: (N, 52)
+    probabilities to give the crops unlike the deck's, which its correction leaves alone
+    (default: the features model's own reading)."""
 
-    def probabilities(self, crops: np.ndarray) -> np.ndarray | None: ...
+    def probabilities(self, crops: np.ndarray, unlike: np.ndarray | None = None
+                      ) -> np.ndarray | None: ...
 
 
 # A photo is taken for a deck printed light on dark when at least this share of the boxes
@@ -326,7 +329,7 @@ class CardDetector:
             assert self.photo_classifier is not None
             return self._name_corners(image, found, self.photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
-                                      self.info.photo_orientations)
+                                      self.info.photo_orientations, deck_reads_all=False)
         return self._name_corners(image, found, self.classifier)
 
     def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
@@ -364,15 +367,17 @@ class CardDetector:
 
     def _name_corners(self, image: np.ndarray, found: Detections,
                       classifier: CornerClassifier, margins: tuple[float, ...] = (MARGIN,),
-                      weights: tuple[float, ...] = (1.0,), orientations: int = 2
-                      ) -> Detections:
+                      weights: tuple[float, ...] = (1.0,), orientations: int = 2,
+                      deck_reads_all: bool = True) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
-        fitted on (``MARGIN``) only, with the features of live mode's classifier."""
+        fitted on (``MARGIN``) only, with the features of live mode's classifier; unless
+        ``deck_reads_all``, the crops unlike the deck's (which its correction leaves to the
+        classifier) take ``classifier``'s reading, photo mode's larger one."""
         if len(found) == 0:
             return found
         views: dict[float, np.ndarray] = {}
@@ -383,10 +388,18 @@ class CardDetector:
                                           for box in found.xyxy])
             return views[margin]
 
-        probabilities = self.deck.probabilities(cut(MARGIN)) if self.deck is not None else None
+        def read() -> np.ndarray:
+            return classifier.views_probabilities([cut(m) for m in margins], weights=weights,
+                                                  orientations=orientations)
+
+        probabilities = None
+        if self.deck is not None:
+            own = None if deck_reads_all else read()
+            probabilities = self.deck.probabilities(cut(MARGIN), own)
+            if probabilities is None:
+                probabilities = own
         if probabilities is None:
-            probabilities = classifier.views_probabilities(
-                [cut(m) for m in margins], weights=weights, orientations=orientations)
+            probabilities = read()
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
