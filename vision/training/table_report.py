@@ -307,6 +307,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--photo-index-px", type=float, default=None,
                         help="with --reader: the index size photo mode reads at instead of "
                              "the shipped one")
+    parser.add_argument("--photo-margins", type=float, nargs="+", default=None,
+                        help="with --reader: the crop margins photo mode names each corner "
+                             "from instead of the shipped ones")
+    parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
+                        help="with --reader: each margin's weight (with --photo-margins)")
     parser.add_argument("--remerge", action="store_true",
                         help="with --regroup: merge the saved corners into cards again first")
     parser.add_argument("--scenes", type=Path, default=None, metavar="DIR",
@@ -322,9 +327,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if (args.save_readings or args.weights or args.classifier or args.photo_classifier
             or args.conf is not None or args.photo_orientations is not None
-            or args.photo_index_px is not None) and not args.reader:
+            or args.photo_index_px is not None or args.photo_margins is not None
+            or args.photo_view_weights is not None) and not args.reader:
         parser.error("--save-readings, --weights, --classifier, --photo-classifier, --conf, "
-                     "--photo-orientations and --photo-index-px need --reader")
+                     "--photo-orientations, --photo-index-px, --photo-margins and "
+                     "--photo-view-weights need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -337,7 +344,11 @@ def main(argv: list[str] | None = None) -> int:
 
         changes = {"weights": args.weights, "conf": args.conf,
                    "photo_orientations": args.photo_orientations,
-                   "photo_index_px": args.photo_index_px}
+                   "photo_index_px": args.photo_index_px,
+                   "photo_margins": None if args.photo_margins is None
+                   else tuple(args.photo_margins),
+                   "photo_view_weights": None if args.photo_view_weights is None
+                   else tuple(args.photo_view_weights)}
         detector = CardDetector(dataclasses.replace(
             default_model(), **{k: v for k, v in changes.items() if v is not None}
         ).with_classifiers(args.classifier, args.photo_classifier))
