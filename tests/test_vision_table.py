@@ -595,6 +595,11 @@ def test_table_report_takes_a_candidate_reader_only_with_reader(capsys) -> None:
         main(["--weights", "candidate.onnx", "--count", "1"])
     assert stop.value.code == 2
     assert "need --reader" in capsys.readouterr().err
+    # So are the photo-mode settings of a candidate reader (vision.training.reader_options).
+    with pytest.raises(SystemExit) as stop:
+        main(["--photo-orientations", "4", "--count", "1"])
+    assert stop.value.code == 2
+    assert "need --reader" in capsys.readouterr().err
 
 
 def test_table_report_keeps_rendered_scenes_and_reads_them_back(tmp_path) -> None:

@@ -57,7 +57,7 @@ MAX_FILLED = 2
 # separated without it than without any other card as little sure (see ``_trim_long``).
 CLEARLY_CLEANER = 1.25
 # A seat's cards seen in two or more corners may each stand for its rows at its centre or
-# at one of its corners (``_row_points``); past this many combinations, at their centres.
+# at one of its corners (``_row_bands``); past this many combinations, at their centres.
 MAX_ROW_CHOICES = 256
 
 Point = tuple[float, float]
@@ -285,35 +285,36 @@ def _best_fill(group: list[CardReading], candidates: list[CardReading],
 def _row_separation(cards: list[CardReading], centre: np.ndarray) -> float:
     """How cleanly ``cards`` split into rows of 3, 5 and 5 across their seat's line to the
     table's centre (``_best_bands``' score, at the cards' centres: this is asked of many
-    choices of cards, ``_row_points`` of the seat chosen)."""
+    choices of cards, ``_row_bands`` of the seat chosen)."""
     points = np.array([c.center for c in cards], np.float64) - centre
     radial = math.atan2(float(points[:, 1].mean()), float(points[:, 0].mean()))
     return _best_bands(points, radial)[0]
 
 
-def _row_points(cards: list[CardReading], centre: np.ndarray, radial: float) -> np.ndarray:
-    """Where each card lies for its rows, from ``centre``.
+def _row_bands(cards: list[CardReading], centre: np.ndarray, radial: float
+               ) -> tuple[float, float, list[list[int]], bool]:
+    """``_best_bands`` of a seat's 13 cards, each placed where it lines up with its row.
 
     A card seen in one corner sits where that corner is, up to half a card off its own
     centre; in a row laid on the table most cards show one corner, the next card covering
     the other. A card seen in two or more corners stands at its centre or at one of its
     corners, whichever lines it up with its row: of every such choice for the seat's cards
-    (up to ``MAX_ROW_CHOICES`` of them), the one whose rows come out best separated."""
+    (up to ``MAX_ROW_CHOICES`` of them; past that, at their centres), the one whose rows
+    come out best separated, all at their centres on a tie."""
     points = np.array([c.center for c in cards], np.float64) - centre
     choices = [(i, np.array([c.center, *c.corner_points], np.float64) - centre)
                for i, c in enumerate(cards) if len(c.corner_points) > 1]
-    if len(cards) != HAND_SIZE or not choices:
-        return points
-    if math.prod(len(options) for _, options in choices) > MAX_ROW_CHOICES:
-        return points
-    best, best_score = points, _best_bands(points, radial)[0]
+    if not choices or math.prod(len(options) for _, options in choices) > MAX_ROW_CHOICES:
+        return _best_bands(points, radial)
+    best: tuple[float, float, list[list[int]], bool] | None = None
+    # Each card's options start with its centre: the first placement tried is all centres.
     for picked in itertools.product(*(options for _, options in choices)):
-        trial = points.copy()
         for (i, _), point in zip(choices, picked, strict=True):
-            trial[i] = point
-        score = _best_bands(trial, radial)[0]
-        if score > best_score:
-            best, best_score = trial, score
+            points[i] = point
+        bands = _best_bands(points, radial)
+        if best is None or bands[0] > best[0]:
+            best = bands
+    assert best is not None
     return best
 
 
@@ -325,8 +326,7 @@ def _seat(cards: list[CardReading], centre: np.ndarray) -> Seat:
     rows: SeatRows | None = None
     outward = (math.cos(radial), math.sin(radial))
     if len(cards) == HAND_SIZE:
-        score, direction, bands, reversed_rows = _best_bands(
-            _row_points(cards, centre, radial), radial)
+        score, direction, bands, reversed_rows = _row_bands(cards, centre, radial)
         outward = (math.cos(direction), math.sin(direction))
         if score >= MIN_ROW_SEPARATION:
             front, middle, back = ([_along(cards, b, outward) for b in bands])

@@ -47,6 +47,7 @@ from .labels import (
     select_images,
     truth,
 )
+from .reader_options import add_photo_options, photo_changes
 from .realdata import split_of
 
 
@@ -227,18 +228,9 @@ def main(argv: list[str] | None = None) -> int:
                              "or what the camera did (rendered sets' manifest)")
     parser.add_argument("--mode", choices=MODES, default="photo",
                         help="the reader's mode (vision.detector.Mode); decoding is timed")
-    parser.add_argument("--photo-index-px", type=float, default=None,
-                        help="photo mode: the index size it reads at (default: shipped)")
     parser.add_argument("--max-pass-side", type=int, default=None,
                         help="photo mode: the largest side it reads at (default: shipped)")
-    parser.add_argument("--photo-margins", type=float, nargs="+", default=None,
-                        help="photo mode: the crop margins each corner is named from "
-                             "(default: shipped)")
-    parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
-                        help="photo mode: each margin's weight (default: shipped)")
-    parser.add_argument("--photo-orientations", type=int, default=None,
-                        help="photo mode: the turns each crop is read in, 1 2 4 or 8 "
-                             "(default: shipped)")
+    add_photo_options(parser)
     parser.add_argument("--fates", action="store_true",
                         help="also say where each missed card was lost (sets labelled by "
                              "corner index: rendered scenes, real-decks-dev)")
@@ -262,12 +254,9 @@ def main(argv: list[str] | None = None) -> int:
                "iou": args.iou,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
-               "photo_index_px": args.photo_index_px, "max_pass_side": args.max_pass_side,
-               "photo_margins": None if args.photo_margins is None else tuple(args.photo_margins),
-               "photo_view_weights": None if args.photo_view_weights is None
-               else tuple(args.photo_view_weights),
-               "photo_orientations": args.photo_orientations}
-    info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None}
+               "max_pass_side": args.max_pass_side}
+    info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None},
+                               **photo_changes(args)
                                ).with_classifiers(args.classifier, args.photo_classifier)
     detector = card_detector(info)
     detector.warm_up()

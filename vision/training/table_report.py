@@ -39,6 +39,7 @@ from engine.cards import CARD_NAMES
 from vision.detections import Detections
 from vision.reading import CardReading, merge_corners
 from vision.table import TableReading, group_table
+from vision.training.reader_options import add_photo_options, photo_changes
 from vision.training.synth import scene as synth
 from vision.training.synth.backgrounds import BACKGROUNDS
 from vision.training.synth.decks import Deck, available_decks, load_deck
@@ -301,17 +302,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: photo mode's corner classifier")
     parser.add_argument("--conf", type=float, default=None,
                         help="with --reader: this detector threshold instead of the shipped one")
-    parser.add_argument("--photo-orientations", type=int, default=None,
-                        help="with --reader: the turns photo mode reads each crop in (1 2 4 "
-                             "or 8) instead of the shipped number")
-    parser.add_argument("--photo-index-px", type=float, default=None,
-                        help="with --reader: the index size photo mode reads at instead of "
-                             "the shipped one")
-    parser.add_argument("--photo-margins", type=float, nargs="+", default=None,
-                        help="with --reader: the crop margins photo mode names each corner "
-                             "from instead of the shipped ones")
-    parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
-                        help="with --reader: each margin's weight (with --photo-margins)")
+    add_photo_options(parser, "with --reader: ")
     parser.add_argument("--remerge", action="store_true",
                         help="with --regroup: merge the saved corners into cards again first")
     parser.add_argument("--scenes", type=Path, default=None, metavar="DIR",
@@ -326,12 +317,9 @@ def main(argv: list[str] | None = None) -> int:
                          indent=None if args.json else 1))
         return 0
     if (args.save_readings or args.weights or args.classifier or args.photo_classifier
-            or args.conf is not None or args.photo_orientations is not None
-            or args.photo_index_px is not None or args.photo_margins is not None
-            or args.photo_view_weights is not None) and not args.reader:
-        parser.error("--save-readings, --weights, --classifier, --photo-classifier, --conf, "
-                     "--photo-orientations, --photo-index-px, --photo-margins and "
-                     "--photo-view-weights need --reader")
+            or args.conf is not None or photo_changes(args)) and not args.reader:
+        parser.error("--save-readings, --weights, --classifier, --photo-classifier, --conf "
+                     "and the --photo-* options need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -342,16 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader:
         from vision.detector import CardDetector, default_model
 
-        changes = {"weights": args.weights, "conf": args.conf,
-                   "photo_orientations": args.photo_orientations,
-                   "photo_index_px": args.photo_index_px,
-                   "photo_margins": None if args.photo_margins is None
-                   else tuple(args.photo_margins),
-                   "photo_view_weights": None if args.photo_view_weights is None
-                   else tuple(args.photo_view_weights)}
+        changes = {"weights": args.weights, "conf": args.conf}
         detector = CardDetector(dataclasses.replace(
-            default_model(), **{k: v for k, v in changes.items() if v is not None}
-        ).with_classifiers(args.classifier, args.photo_classifier))
+            default_model(), **{k: v for k, v in changes.items() if v is not None},
+            **photo_changes(args)).with_classifiers(args.classifier, args.photo_classifier))
     totals: dict[str, int] = defaultdict(int)
     by_seats: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     redrawn = 0
