@@ -240,6 +240,37 @@ def test_reshaping_keeps_crops_in_range_and_changes_them() -> None:
     assert float((out - batch).abs().mean()) > 0.01
 
 
+def test_fading_washes_the_chosen_share_toward_white_and_keeps_the_rest() -> None:
+    import torch
+
+    from vision.training.train_classifier import FADE_CONTRAST, _fade
+
+    generator = torch.Generator().manual_seed(0)
+    batch = torch.rand(400, 3, CROP, CROP, generator=generator)
+    out = _fade(batch, generator, 0.25)
+    changed = (out - batch).abs().flatten(1).amax(dim=1) > 0
+    assert 60 < int(changed.sum()) < 140  # about a quarter of 400
+    # A faded crop is lighter, its contrast cut to FADE_CONTRAST of what it was.
+    kept = (1 - out[changed]) / (1 - batch[changed]).clamp(min=1e-6)
+    assert float(kept.min()) >= FADE_CONTRAST[0] - 1e-4
+    assert float(kept.max()) <= FADE_CONTRAST[1] + 1e-4
+    assert torch.equal(out[~changed], batch[~changed])
+    assert torch.equal(_fade(batch, generator, 0.0), batch)
+
+
+def test_training_refuses_a_fade_share_outside_0_to_1(tmp_path, capsys) -> None:
+    from vision.training.train_classifier import main
+
+    crops = tmp_path / "crops.npz"
+    np.savez_compressed(crops, images=np.zeros((2, CROP, CROP, 3), np.uint8),
+                        labels=np.zeros(2, np.int64))
+    out = tmp_path / "model.onnx"
+    assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
+                 "--fade", "1.5"]) == 2
+    assert "--fade is a share of the crops, 0 to 1, not 1.5" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> None:
     # Photo mode's larger classifier starts from the trained small one: its first channels
     # hold the small network's weights, and what the new channels add is zero until trained.

@@ -18,9 +18,11 @@ from vision.training.synth.__main__ import generate
 from vision.training.synth.decks import (
     CACHE,
     PROCEDURAL,
+    REACT_SVG,
     SOURCES_BY_NAME,
     _package_root,
     _render_element,
+    _run,
     ensure_procedural,
     find_corner,
     load_deck,
@@ -75,6 +77,35 @@ def test_svg_deck_element_is_rendered_whole_at_the_height_asked_wherever_it_sits
         # an ellipse cut off would end in a straight opaque edge
         for edge in (opaque[0], opaque[-1], opaque[:, 0], opaque[:, -1]):
             assert edge.mean() < 0.2, element
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_react_svg_components_are_written_out_as_svg_files(tmp_path: Path) -> None:
+    # SVGR output, as @letele/playing-cards ships it: camelCase attributes, a style
+    # object, text to escape, nested elements, an export list with renames.
+    module = tmp_path / "index.esm.js"
+    module.write_text(
+        "import _extends from '@babel/runtime/helpers/extends';\n"
+        "import * as React from 'react';\n"
+        "const SvgS10 = _ref => {\n"
+        "  let { title, ...props } = _ref;\n"
+        "  return React.createElement('svg', _extends({ xmlns: 'http://www.w3.org/2000/svg',"
+        " viewBox: '0 0 10 14', className: 'card' }, props),"
+        " React.createElement('g', { strokeWidth: 2, fillRule: 'evenodd' },"
+        " React.createElement('path', { d: 'M0 0h1', style: { fillOpacity: 0.5 } }),"
+        " React.createElement('text', null, 'A<B&C')),"
+        " React.createElement('use', { xlinkHref: '#a' }));\n"
+        "};\n"
+        "export { SvgS10 as S10 };\n")
+    out = tmp_path / "svg"
+    _run(["node", str(REACT_SVG), str(module), str(out)])
+    assert [p.name for p in out.iterdir()] == ["S10.svg"]
+    svg = (out / "S10.svg").read_text()
+    assert 'viewBox="0 0 10 14"' in svg and 'class="card"' in svg
+    assert '<g stroke-width="2" fill-rule="evenodd">' in svg
+    assert 'style="fill-opacity:0.5"' in svg and "<text>A&lt;B&amp;C</text>" in svg
+    assert 'xlink:href="#a"' in svg and 'xmlns:xlink="http://www.w3.org/1999/xlink"' in svg
+    assert "title" not in svg
 
 
 JOLLY = SOURCES_BY_NAME["kde-jolly-royal"]

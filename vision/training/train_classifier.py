@@ -199,13 +199,33 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     return batch
 
 
-def _augment(batch, generator, reshape: bool = False):  # (N, 3, H, W) in [0, 1]
+# A faded crop keeps this share of its contrast, drawn evenly, washed toward white.
+FADE_CONTRAST = (0.2, 0.6)
+
+
+def _fade(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 1]
+    """``share`` of the crops washed toward white, as a card lit by a lamp or a window
+    prints its index on a table photo: the rendered table scenes lose most of their last
+    cards to indices pale like that (session 14)."""
+    import torch
+
+    n = batch.shape[0]
+    chosen = torch.rand(n, 1, 1, 1, generator=generator) < share
+    low, high = FADE_CONTRAST
+    keep = low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    return torch.where(chosen, 1 - (1 - batch) * keep, batch)
+
+
+def _augment(batch, generator, reshape: bool = False,
+             fade: float = 0.0):  # (N, 3, H, W) in [0, 1]
     import torch
     import torch.nn.functional as F
 
     n = batch.shape[0]
     if reshape:
         batch = _reshape(batch, generator)
+    if fade > 0:
+        batch = _fade(batch, generator, fade)
     # The rendered crops already hold every rotation; a mirror image keeps the class and
     # the real photo set has mirrored shots.
     if bool(torch.rand(1, generator=generator) < 0.5):
@@ -236,7 +256,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           seed: int, batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
           lr: float = 2e-3, shares: Sequence[float] | None = None,
           channels: Sequence[int] = CHANNELS, reshape: bool = False,
-          widen: Path | None = None) -> dict[str, object]:
+          widen: Path | None = None, fade: float = 0.0) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -244,7 +264,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     default in proportion to the files' sizes): a small file of real-photo crops can weigh
     as much as a large rendered one. Accuracy is reported on every validation file.
     ``reshape``: also vary the glyphs' shapes (``_reshape``). ``widen``: a narrower
-    network's state dict to start from (``widen_state``)."""
+    network's state dict to start from (``widen_state``). ``fade``: the share of crops
+    washed pale (``_fade``)."""
     import torch
     import torch.nn.functional as F
 
@@ -289,7 +310,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         total_loss = 0.0
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
-            batch = _augment(x_train[index].float() / 255, generator, reshape)
+            batch = _augment(x_train[index].float() / 255, generator, reshape, fade)
             log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
             loss = F.nll_loss(log_probs, y_train[index])
             optimiser.zero_grad()
@@ -372,6 +393,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="widths of the network's three stages (default %(default)s)")
     fit.add_argument("--reshape", action="store_true",
                      help="also stretch, slant, shift and embolden the glyphs")
+    fit.add_argument("--fade", type=float, default=0.0, metavar="SHARE",
+                     help="wash this share of the crops pale, toward white (default 0)")
     check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
                            "and with the mirrored second reading")
     check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
@@ -402,6 +425,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         np.savez_compressed(args.out, images=images, labels=labels)
         print(f"{len(labels)} crops -> {args.out}")
         return 0
+    if not 0 <= args.fade <= 1:
+        print(f"error: --fade is a share of the crops, 0 to 1, not {args.fade}",
+              file=sys.stderr)
+        return 2
     if args.init is not None and args.widen is not None:
         print("error: --init and --widen both say what to start from; give one",
               file=sys.stderr)
@@ -409,7 +436,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     history = train(args.train, args.val, args.out, args.epochs, args.seed,
                     batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr,
                     shares=args.share, channels=args.channels, reshape=args.reshape,
-                    widen=args.widen)
+                    widen=args.widen, fade=args.fade)
     print(f"exported {args.out}: {history}")
     return 0
 

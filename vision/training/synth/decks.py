@@ -21,6 +21,7 @@ import os
 import shutil
 import subprocess
 import tarfile
+import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -44,6 +45,10 @@ GRID_ROWS = "cdhs"  # aisleriot sheets: 13 columns (A..K) by 5 rows (clubs, diam
 GRID_COLS = "A23456789TJQK"
 
 NPM_PACKAGE = "svg-cards@4.0.2"
+# Further npm packages, each unpacked in its own folder under the cache's npm/ (svg-cards,
+# the first, keeps npm/ itself): package name -> the version fetched.
+NPM_EXTRA = {"@letele/playing-cards": "0.1.0"}
+REACT_SVG = Path(__file__).with_name("react_svg.mjs")  # React SVG components -> SVG files
 DEB_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5")
 AISLERIOT = "usr/share/aisleriot/cards"
 KDE = "usr/share/carddecks"
@@ -56,7 +61,9 @@ class DeckSource:
     name: str
     package: str  # "npm:NAME" or "deb:NAME"
     path: str  # relative to the unpacked package root
-    layout: str  # "png-dir" (one PNG a card), "grid" (13x5 sheet) or "svg-id" (element ids)
+    # "png-dir" (one PNG a card), "grid" (13x5 sheet), "svg-id" (element ids) or
+    # "react-svg" (an ES module of React SVG components named like "Sq", "H10": SVGR output)
+    layout: str
     licence: str
     role: str = "train"  # "train" or "val": val decks never appear in training scenes
 
@@ -102,6 +109,10 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
     # Its suit sits well below the rank: indexed since the finder takes a suit under a rank.
     DeckSource("kde-nicu-white", "deb:kdegames-card-data-kf5", f"{KDE}/svg-nicu-white/white.svgz",
                "svg-id", "GPL-2+"),
+    # Adrian Kennard's designs as React components: thin stroked rank glyphs, a typeface
+    # no other deck here prints (session 14).
+    DeckSource("kennard", "npm:@letele/playing-cards", "package/dist/index.esm.js",
+               "react-svg", "CC0-1.0"),
 )
 SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
 
@@ -143,6 +154,15 @@ def fetch_packages(cache_dir: Path = CACHE) -> dict[str, str]:
             tar.extractall(npm_dir, filter="data")
     meta = json.loads((npm_dir / "package" / "package.json").read_text())
     versions["npm:svg-cards"] = meta["version"]
+    for package, version in NPM_EXTRA.items():
+        root = _npm_root(package, cache_dir)
+        root.mkdir(parents=True, exist_ok=True)
+        if not (root / "package" / "package.json").exists():
+            out = _run(["npm", "pack", f"{package}@{version}", "--silent"], cwd=root)
+            with tarfile.open(root / out.stdout.decode().strip().splitlines()[-1]) as tar:
+                tar.extractall(root, filter="data")
+        versions[f"npm:{package}"] = json.loads(
+            (root / "package" / "package.json").read_text())["version"]
 
     deb_dir = cache_dir / "deb"
     deb_dir.mkdir(parents=True, exist_ok=True)
@@ -165,9 +185,15 @@ def fetch_packages(cache_dir: Path = CACHE) -> dict[str, str]:
     return versions
 
 
+def _npm_root(package: str, cache_dir: Path) -> Path:
+    return cache_dir / "npm" / package.replace("@", "").replace("/", "-")
+
+
 def _package_root(source: DeckSource, cache_dir: Path) -> Path:
     kind, name = source.package.split(":", 1)
-    return cache_dir / "npm" if kind == "npm" else cache_dir / "deb" / "x" / name
+    if kind == "npm":
+        return _npm_root(name, cache_dir) if name in NPM_EXTRA else cache_dir / "npm"
+    return cache_dir / "deb" / "x" / name
 
 
 def _ensure_rsvg() -> str:
@@ -255,6 +281,14 @@ def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Imag
             element = f"{RANK_WORDS.get(rank, rank)}_{SUIT_WORDS[suit]}"
             image = _render_element(root / source.path, element, 3 * CARD_HEIGHT)
             cards[name] = _to_height(image)
+    elif source.layout == "react-svg":
+        with tempfile.TemporaryDirectory() as folder:
+            _run(["node", str(REACT_SVG), str(root / source.path), folder])
+            for name in CARD_NAMES:
+                rank, suit = name[0], name[1]
+                stem = f"{suit.upper()}{'10' if rank == 'T' else rank.lower()}"
+                image = _rsvg(Path(folder) / f"{stem}.svg", "-h", str(3 * CARD_HEIGHT))
+                cards[name] = _to_height(_trim(image))
     else:
         raise ValueError(f"unknown layout {source.layout!r}")
     return cards
