@@ -194,6 +194,33 @@ def test_every_layout_labels_only_cards_it_placed(layout: str, cache: Path) -> N
     assert len(scene.labels) <= 2 * len(scene.cards)
 
 
+def test_an_index_the_light_washed_out_gets_no_label(cache: Path) -> None:
+    from vision.training.synth.scene import shown_labels
+
+    deck = load_deck(PROCEDURAL, cache)
+    scene = render_scene(np.random.default_rng(11), deck, size=320, layout="spread")
+    lit = scene.image.astype(np.float32) / 255
+    assert shown_labels(lit, scene.labels) == scene.labels
+    # A glare as a lamp's on glossy cards, strong enough to burn the left half white:
+    # the indices there no longer show, those on the right still do.
+    glared = lit.copy()
+    glared[:, :160] = 1.0
+    kept = shown_labels(glared, scene.labels)
+    left = [label for label in scene.labels if label[1] + label[3] / 2 < 0.5]
+    assert left and kept == [label for label in scene.labels if label not in left]
+
+
+def test_index_contrast_tells_ink_from_a_flat_patch() -> None:
+    from vision.training.synth.scene import MIN_INDEX_CONTRAST, index_contrast
+
+    image = np.full((100, 100, 3), 250, np.uint8)
+    label = (0, 0.5, 0.5, 0.2, 0.3)  # the box 40..60 x 35..65
+    assert index_contrast(image, label) < MIN_INDEX_CONTRAST
+    image[45:55, 45:55] = 30  # a glyph's ink in the box
+    assert index_contrast(image, label) > 0.5
+    assert index_contrast(image, (0, 1.5, 1.5, 0.1, 0.1)) == 0.0  # a box off the photo
+
+
 def test_covered_corner_gets_no_box() -> None:
     hull = np.array([[10, 10], [20, 10], [20, 30], [10, 30]], np.float32)
     owner = np.zeros((64, 64), np.int16)  # card 0 is on top everywhere ...
