@@ -623,3 +623,16 @@ def test_table_report_keeps_rendered_scenes_and_reads_them_back(tmp_path) -> Non
     assert loaded.seats == scene.seats and loaded.boxes == scene.boxes
     assert loaded.corners == scene.corners and loaded.indices == scene.indices
     assert (loaded.deck, loaded.background, loaded.jpeg_quality) == ("deck", "felt", 85)
+
+
+def test_table_scenes_cached_by_an_older_generator_are_drawn_again(tmp_path,
+                                                                   monkeypatch) -> None:
+    from vision.training import table_report
+    from vision.training.table_report import SceneCache, TableScene
+
+    scene = TableScene(np.zeros((30, 40, 3), np.uint8), [], {}, {}, [], "deck", "felt", 85)
+    old = SceneCache(tmp_path, seed=5, count=1, frame=(40, 30))
+    old.save(0, scene)
+    assert SceneCache(tmp_path, seed=5, count=1, frame=(40, 30)).complete
+    monkeypatch.setattr(table_report, "SCENES_VERSION", table_report.SCENES_VERSION + 1)
+    assert not SceneCache(tmp_path, seed=5, count=1, frame=(40, 30)).complete

@@ -138,13 +138,21 @@ def widen(square: np.ndarray, kind: str, rng: np.random.Generator, frame: tuple[
     return (np.clip(photo, 0, 1) * 255 + 0.5).astype(np.uint8), (dx, dy)
 
 
+# Bumped whenever the generator draws or labels a seed's scenes differently, so that a
+# cache of the old ones is not read as the new: 2 since an index washed out by the light
+# is not labelled (vision.training.synth.scene.MIN_INDEX_CONTRAST; session 14).
+SCENES_VERSION = 2
+
+
 class SceneCache:
     """Rendered table scenes kept on disk (``--scenes``): scene ``i`` of a run (seed,
-    count, frame) as a lossless PNG and its truth as JSON. All or nothing: the scenes come
-    from one random stream, so a run missing any of them renders them all again."""
+    count, frame) as a lossless PNG and its truth as JSON, in a folder named for them and
+    ``SCENES_VERSION``. All or nothing: the scenes come from one random stream, so a run
+    missing any of them renders them all again."""
 
     def __init__(self, folder: Path, seed: int, count: int, frame: tuple[int, int]) -> None:
-        self.folder = folder / f"seed{seed}-count{count}-{frame[0]}x{frame[1]}"
+        self.folder = folder / (f"seed{seed}-count{count}-{frame[0]}x{frame[1]}"
+                                f"-v{SCENES_VERSION}")
         self.folder.mkdir(parents=True, exist_ok=True)
         self.complete = all((self.folder / f"{i:03d}.json").exists() for i in range(count))
 
