@@ -18,7 +18,7 @@ import pytest
 
 from engine.cards import CARD_NAMES
 from vision.reading import CardReading
-from vision.table import group_table
+from vision.table import WEAK_PAIR_CONF, group_table
 
 CARD_PX = 60.0  # a card's width in the photo
 ASPECT = 1.4
@@ -454,6 +454,26 @@ def test_a_seat_sets_aside_a_lone_corner_too_many() -> None:
                              "aside as a card too many: check it"]
     assert not reading.ready
     assert "set_aside" not in seat.to_dict()  # the JSON of `cpoker table` is as issue 15 says
+
+
+def test_a_seat_sets_aside_a_card_too_many_read_unsurely_in_two_corners() -> None:
+    # Two boxes on one card's pips, both misread as one name at 0.55, make a "card" seen
+    # in two corners: named so unsurely, it may be the seat's stray as a lone corner may.
+    table = build_table(EVEN[2], seed=25, lone=0.0)
+    unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
+    lone = _phantom_between_rows(table, 0, unused, 0.55)
+    stray = CardReading(lone.card, lone.confidence, lone.box, 2)
+    reading = group_table([*table.cards, stray], table.size)
+    seat = seat_of(reading, table.seats[0]["back"][0])
+    assert [c.card for c in seat.set_aside] == [unused] and len(seat.cards) == 13
+    assert {r: set(c) for r, c in seat.rows.to_dict().items()} == \
+        {r: set(c) for r, c in table.seats[0].items()}
+    assert seat.warnings == [f"seat {seat.number}: {unused}, read in 2 corners at only 0.55, "
+                             "was set aside as a card too many: check it"]
+    # At WEAK_PAIR_CONF and above, two corners count as a card: the seat keeps 14.
+    sure = CardReading(stray.card, WEAK_PAIR_CONF, stray.box, 2)
+    seat = seat_of(group_table([*table.cards, sure], table.size), unused)
+    assert seat.set_aside == [] and len(seat.cards) == 14
 
 
 def test_a_seat_keeps_a_card_too_many_it_cannot_tell_from_the_rest() -> None:

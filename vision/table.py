@@ -56,6 +56,12 @@ MAX_FILLED = 2
 # A seat with a card too many sets one aside when its rows come out this many times better
 # separated without it than without any other card as little sure (see ``_trim_long``).
 CLEARLY_CLEANER = 1.25
+# A card seen in two or more corners but named below this may be a seat's stray too (see
+# ``_trim_long``): two boxes on one card's pips or art, both misread as one name. On the
+# rendered tables' saved readings (seeds 15-18 and the redrawn 15-16, 4,031 cards) the
+# two such cards under 0.6 were both strays (0.51 and 0.56); the least sure real card seen
+# twice read 0.77 (session 14).
+WEAK_PAIR_CONF = 0.6
 # A seat's cards seen in two or more corners may each stand for its rows at its centre or
 # at one of its corners (``_row_bands``); past this many combinations, at their centres.
 MAX_ROW_CHOICES = 256
@@ -153,7 +159,7 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
         seat.set_aside = set_aside
         # Set aside is a guess (1 in 12 on rendered tables set aside the seat's own card
         # and kept the stray): the settlement waits for the players to look.
-        seat.warnings.extend(f"{card.card}, seen in one corner, was set aside as a card too "
+        seat.warnings.extend(f"{card.card}, {_how_seen(card)}, was set aside as a card too "
                              "many: check it" for card in set_aside)
         found.append(seat)
     ordered = _number(found, centre)
@@ -162,6 +168,12 @@ def group_table(cards: Sequence[CardReading], size: tuple[int, int],
     _check_twice(table)
     _check_edges(table)
     return table
+
+
+def _how_seen(card: CardReading) -> str:
+    if card.corners == 1:
+        return "seen in one corner"
+    return f"read in {card.corners} corners at only {card.confidence:.2f}"
 
 
 # --- seats ----------------------------------------------------------------------------
@@ -224,8 +236,9 @@ def _fill_short(groups: list[list[CardReading]], doubtful: Sequence[CardReading]
 def _trim_long(group: list[CardReading], centre: np.ndarray
                ) -> tuple[list[CardReading], list[CardReading]]:
     """(the cards a seat keeps, the cards it sets aside). A seat holding one or two cards
-    too many sets aside that many of those seen in one corner only (and less sure than any
-    card seen in two) when the 13 left lie in clean rows of 3, 5 and 5
+    too many sets aside that many of those seen in one corner only, or named under
+    ``WEAK_PAIR_CONF`` (and less sure than any other card seen in two), when the 13 left
+    lie in clean rows of 3, 5 and 5
     (``MIN_ROW_SEPARATION``): the choice whose rows are best separated, when every other
     choice is less clean by ``CLEARLY_CLEANER`` or sets aside surer cards.
 
@@ -238,10 +251,13 @@ def _trim_long(group: list[CardReading], centre: np.ndarray
     named in a warning, so the table is not settled until the players have looked: the
     seat's rows are read, and the check is theirs."""
     surplus = len(group) - HAND_SIZE
-    # Two corners agreeing are better evidence of a card than one: only a lone corner less
-    # sure than each of those may be the stray.
-    surest = min((card.confidence for card in group if card.corners > 1), default=math.inf)
-    lone = [card for card in group if card.corners == 1 and card.confidence < surest]
+    # Two corners agreeing are better evidence of a card than one: only a lone corner (or a
+    # pair named unsurely) less sure than each of those may be the stray.
+    def suspect(card: CardReading) -> bool:
+        return card.corners == 1 or card.confidence < WEAK_PAIR_CONF
+
+    surest = min((card.confidence for card in group if not suspect(card)), default=math.inf)
+    lone = [card for card in group if suspect(card) and card.confidence < surest]
     if not 0 < surplus <= MAX_FILLED or len(lone) < surplus:
         return group, []
     # (row separation of the cards kept, confidence of those set aside, kept, set aside)
