@@ -426,14 +426,15 @@ def test_of_two_unsure_corners_the_seat_takes_the_one_that_completes_its_rows() 
 
 
 def _phantom_between_rows(table: Constructed, seat: int, name: str,
-                          confidence: float) -> CardReading:
-    """A lone corner named ``name`` between a seat's front and middle rows, as a pip read
-    as an index lands among its seat's cards."""
+                          confidence: float, corners: int = 1) -> CardReading:
+    """A card named ``name`` between a seat's front and middle rows, read from ``corners``
+    boxes, as a pip read as an index lands among its seat's cards."""
     by_name = {c.card: c for c in table.cards}
     (fx, fy), (mx, my) = (by_name[table.seats[seat]["front"][1]].center,
                           by_name[table.seats[seat]["middle"][3]].center)
     gx, gy, half = (fx + mx) / 2, (fy + my) / 2, 0.08 * CARD_PX
-    return CardReading(name, confidence, (gx - half, gy - half, gx + half, gy + half), 1)
+    return CardReading(name, confidence, (gx - half, gy - half, gx + half, gy + half),
+                       corners)
 
 
 def test_a_seat_sets_aside_a_lone_corner_too_many() -> None:
@@ -461,17 +462,15 @@ def test_a_seat_sets_aside_a_card_too_many_read_unsurely_in_two_corners() -> Non
     # in two corners: named so unsurely, it may be the seat's stray as a lone corner may.
     table = build_table(EVEN[2], seed=25, lone=0.0)
     unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
-    lone = _phantom_between_rows(table, 0, unused, 0.55)
-    stray = CardReading(lone.card, lone.confidence, lone.box, 2)
-    reading = group_table([*table.cards, stray], table.size)
-    seat = seat_of(reading, table.seats[0]["back"][0])
-    assert [c.card for c in seat.set_aside] == [unused] and len(seat.cards) == 13
+    seat = seat_of(group_table([*table.cards, _phantom_between_rows(table, 0, unused, 0.55, 2)],
+                               table.size), table.seats[0]["back"][0])
+    assert [c.card for c in seat.set_aside] == [unused] and seat.rows is not None
     assert {r: set(c) for r, c in seat.rows.to_dict().items()} == \
         {r: set(c) for r, c in table.seats[0].items()}
     assert seat.warnings == [f"seat {seat.number}: {unused}, read in 2 corners at only 0.55, "
                              "was set aside as a card too many: check it"]
     # At WEAK_PAIR_CONF and above, two corners count as a card: the seat keeps 14.
-    sure = CardReading(stray.card, WEAK_PAIR_CONF, stray.box, 2)
+    sure = _phantom_between_rows(table, 0, unused, WEAK_PAIR_CONF, 2)
     seat = seat_of(group_table([*table.cards, sure], table.size), unused)
     assert seat.set_aside == [] and len(seat.cards) == 14
 
@@ -481,9 +480,8 @@ def test_a_seat_keeps_a_card_too_many_it_cannot_tell_from_the_rest() -> None:
     # 14 and says so.
     table = build_table(EVEN[2], seed=26, lone=0.0)
     unused = next(c for c in CARD_NAMES if c not in {r.card for r in table.cards})
-    stray = _phantom_between_rows(table, 0, unused, 0.95)
-    two_corners = CardReading(stray.card, stray.confidence, stray.box, 2)
-    reading = group_table([*table.cards, two_corners], table.size)
+    reading = group_table([*table.cards, _phantom_between_rows(table, 0, unused, 0.95, 2)],
+                          table.size)
     seat = seat_of(reading, unused)
     assert seat.set_aside == [] and len(seat.cards) == 14 and not reading.ready
     assert seat.warnings[0].endswith("14 cards, a hand has 13: remove the extra card or "
