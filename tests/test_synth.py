@@ -26,6 +26,7 @@ from vision.training.synth.decks import (
     ensure_procedural,
     find_corner,
     load_deck,
+    svg_dir_file,
 )
 from vision.training.synth.scene import LAYOUTS, _visible_box, render_scene
 
@@ -77,6 +78,13 @@ def test_svg_deck_element_is_rendered_whole_at_the_height_asked_wherever_it_sits
         # an ellipse cut off would end in a straight opaque edge
         for edge in (opaque[0], opaque[-1], opaque[:, 0], opaque[:, -1]):
             assert edge.mean() < 0.2, element
+
+
+def test_svg_dir_decks_name_each_card_file_by_rank_and_suit() -> None:
+    # @heruka_urgyen/react-playing-cards' 4color folder: 2C.svg ... TD.svg ... AS.svg
+    assert [svg_dir_file(card) for card in ("Td", "As", "2c", "Qh")] == \
+        ["TD.svg", "AS.svg", "2C.svg", "QH.svg"]
+    assert len({svg_dir_file(card) for card in CARD_NAMES}) == 52
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")

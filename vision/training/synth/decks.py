@@ -47,7 +47,7 @@ GRID_COLS = "A23456789TJQK"
 NPM_PACKAGE = "svg-cards@4.0.2"
 # Further npm packages, each unpacked in its own folder under the cache's npm/ (svg-cards,
 # the first, keeps npm/ itself): package name -> the version fetched.
-NPM_EXTRA = {"@letele/playing-cards": "0.1.0"}
+NPM_EXTRA = {"@letele/playing-cards": "0.1.0", "@heruka_urgyen/react-playing-cards": "0.5.0"}
 REACT_SVG = Path(__file__).with_name("react_svg.mjs")  # React SVG components -> SVG files
 DEB_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5")
 AISLERIOT = "usr/share/aisleriot/cards"
@@ -61,8 +61,9 @@ class DeckSource:
     name: str
     package: str  # "npm:NAME" or "deb:NAME"
     path: str  # relative to the unpacked package root
-    # "png-dir" (one PNG a card), "grid" (13x5 sheet), "svg-id" (element ids) or
-    # "react-svg" (an ES module of React SVG components named like "Sq", "H10": SVGR output)
+    # "png-dir" (one PNG a card), "grid" (13x5 sheet), "svg-id" (element ids), "svg-dir"
+    # (one SVG a card, named like "TD.svg") or "react-svg" (an ES module of React SVG
+    # components named like "Sq", "H10": SVGR output)
     layout: str
     licence: str
     role: str = "train"  # "train" or "val": val decks never appear in training scenes
@@ -113,6 +114,9 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
     # no other deck here prints (session 14).
     DeckSource("kennard", "npm:@letele/playing-cards", "package/dist/index.esm.js",
                "react-svg", "CC0-1.0"),
+    # The same designs with blue diamonds and green clubs (the package MIT, the art CC0).
+    DeckSource("kennard-4-color", "npm:@heruka_urgyen/react-playing-cards",
+               "package/src/images/4color", "svg-dir", "CC0-1.0"),
 )
 SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
 
@@ -255,6 +259,11 @@ def _render_element(path: Path, element: str, height: int) -> Image.Image:
     return _trim(image)
 
 
+def svg_dir_file(card: str) -> str:
+    """A card's file in an "svg-dir" deck: rank and suit in capitals, "TD.svg" for 10♦."""
+    return f"{card[0]}{card[1].upper()}.svg"
+
+
 def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Image.Image]:
     """Rasterise all 52 cards of one deck at ``CARD_HEIGHT`` pixels."""
     root = _package_root(source, cache_dir)
@@ -281,6 +290,10 @@ def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Imag
             element = f"{RANK_WORDS.get(rank, rank)}_{SUIT_WORDS[suit]}"
             image = _render_element(root / source.path, element, 3 * CARD_HEIGHT)
             cards[name] = _to_height(image)
+    elif source.layout == "svg-dir":
+        for name in CARD_NAMES:
+            image = _rsvg(root / source.path / svg_dir_file(name), "-h", str(3 * CARD_HEIGHT))
+            cards[name] = _to_height(_trim(image))
     elif source.layout == "react-svg":
         with tempfile.TemporaryDirectory() as folder:
             _run(["node", str(REACT_SVG), str(root / source.path), folder])
