@@ -205,8 +205,8 @@ FADE_CONTRAST = (0.2, 0.6)
 
 def _fade(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 1]
     """``share`` of the crops washed toward white, as a card lit by a lamp or a window
-    prints its index on a table photo: the rendered table scenes lose most of their last
-    cards to indices pale like that (session 14)."""
+    prints its index on a table photo. Tried in session 14 (run 20) for the rendered
+    tables' glare-paled indices; it read no more of them (``models/README.md``)."""
     import torch
 
     n = batch.shape[0]

@@ -148,25 +148,10 @@ def _run(cmd: Sequence[str], cwd: Path | None = None) -> subprocess.CompletedPro
 
 def fetch_packages(cache_dir: Path = CACHE) -> dict[str, str]:
     """Download and unpack the source packages; return package -> version."""
-    versions: dict[str, str] = {}
-    npm_dir = cache_dir / "npm"
-    npm_dir.mkdir(parents=True, exist_ok=True)
-    if not (npm_dir / "package" / "package.json").exists():
-        out = _run(["npm", "pack", NPM_PACKAGE, "--silent"], cwd=npm_dir).stdout.decode()
-        tarball = npm_dir / out.strip().splitlines()[-1]
-        with tarfile.open(tarball) as tar:
-            tar.extractall(npm_dir, filter="data")
-    meta = json.loads((npm_dir / "package" / "package.json").read_text())
-    versions["npm:svg-cards"] = meta["version"]
+    versions: dict[str, str] = {"npm:svg-cards": _fetch_npm(NPM_PACKAGE, cache_dir / "npm")}
     for package, version in NPM_EXTRA.items():
-        root = _npm_root(package, cache_dir)
-        root.mkdir(parents=True, exist_ok=True)
-        if not (root / "package" / "package.json").exists():
-            out = _run(["npm", "pack", f"{package}@{version}", "--silent"], cwd=root)
-            with tarfile.open(root / out.stdout.decode().strip().splitlines()[-1]) as tar:
-                tar.extractall(root, filter="data")
-        versions[f"npm:{package}"] = json.loads(
-            (root / "package" / "package.json").read_text())["version"]
+        versions[f"npm:{package}"] = _fetch_npm(f"{package}@{version}",
+                                                _npm_root(package, cache_dir))
 
     deb_dir = cache_dir / "deb"
     deb_dir.mkdir(parents=True, exist_ok=True)
@@ -187,6 +172,18 @@ def fetch_packages(cache_dir: Path = CACHE) -> dict[str, str]:
         versions[f"deb:{package}"] = _run(["dpkg-deb", "-f", str(debs[-1]), "Version"]).stdout \
             .decode().strip()
     return versions
+
+
+def _fetch_npm(spec: str, root: Path) -> str:
+    """``npm pack`` the package ``spec`` into ``root`` and unpack it there, unless it is
+    already; return its version."""
+    root.mkdir(parents=True, exist_ok=True)
+    manifest = root / "package" / "package.json"
+    if not manifest.exists():
+        out = _run(["npm", "pack", spec, "--silent"], cwd=root).stdout.decode()
+        with tarfile.open(root / out.strip().splitlines()[-1]) as tar:
+            tar.extractall(root, filter="data")
+    return str(json.loads(manifest.read_text())["version"])
 
 
 def _npm_root(package: str, cache_dir: Path) -> Path:
