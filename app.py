@@ -530,7 +530,8 @@ def table_photo_source() -> None:
         st.session_state["table_photo_done"] = photo.file_id
         try:
             image = load_photo(photo.getvalue())
-            reading = read_image(image, get_detector(), photo.name, expect=None)
+            reading = read_image(image, get_detector(), photo.name, expect=None,
+                                 mode="table")
         except PhotoError as error:
             st.error(_("{problem}. Upload another photo, or fill in each seat below.").format(
                 problem=error_text(error)))

@@ -363,7 +363,7 @@ def read_table_photo(path: str, detector: Any, rules: Rules, names: Sequence[str
 
     report: dict[str, Any] = {"image": path, "seats": [], "settlement": None, "warnings": []}
     try:
-        reading = read_photo(path, detector, expect=None)
+        reading = read_photo(path, detector, expect=None, mode="table")
     except PhotoError as error:
         report["warnings"].append(str(error))
         return report, None, None

@@ -265,6 +265,61 @@ def test_photo_mode_with_no_corners_found_reads_at_full_size_within_the_cap() ->
     assert locator.sides == [None, 2048]
 
 
+def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> None:
+    # The same 4032x3024 photo as above. Table mode reads it as photo mode does, and the
+    # table detector reads it at the same scale; photo and live modes never touch that one.
+    from vision.reading import fold_nested
+
+    image = np.zeros((3024, 4032, 3), np.uint8)
+    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
+    shifted = boxes + np.array([2, 1, 2, 1])  # the same six indices, boxed a little differently
+    more = np.concatenate([shifted, [[100, 900, 140, 960]]])  # and one the first missed
+    hands, tables = CountingLocator(boxes), CountingLocator(more)
+    info = dataclasses.replace(default_model(), classifier=None, photo_index_px=24.0,
+                               max_pass_side=2048)
+    reader = CardDetector(info, locate_only=True, locator=hands, table_locator=tables)
+    assert len(reader.detect(image, "photo")) == 6
+    reader.detect(image, "live")
+    assert tables.sides == []
+    found = reader.detect(image, "table")
+    assert tables.sides == [1612]
+    assert hands.sides == [None, 1612, None, None, 1612]
+    # Both boxes of an index are kept, for the classifier to name; the reading folds
+    # them into one corner.
+    assert len(found) == 13
+    assert len(fold_nested(found)) == 7
+
+
+def test_of_two_boxes_of_one_index_the_surer_reading_stays() -> None:
+    # A table's index boxed by both detectors and named two ways (a committed table's Qc
+    # read as Qs from the table detector's box): the surer name is kept.
+    from vision.reading import fold_nested
+
+    found = corners([("Qc", 200, 300, 20, 30), ("Qs", 201, 301, 21, 30)],
+                    np.stack([distribution(("Qc", 0.97)), distribution(("Qs", 0.85))]))
+    assert fold_nested(found).labels == ["Qc"]
+
+
+def test_table_mode_without_a_table_detector_is_photo_mode() -> None:
+    reader, locator = _reader(np.array([[100 + 300 * k, 500, 140 + 300 * k, 560]
+                                        for k in range(6)], float))
+    reader.info = dataclasses.replace(reader.info, table_weights=None)
+    reader.detect(np.zeros((3024, 4032, 3), np.uint8), "table")
+    assert locator.sides == [None, 1612]
+
+
+def test_the_shipped_table_detector_is_named_and_present(tmp_path: Path) -> None:
+    from vision.detector import ModelError
+
+    shipped = json.loads((MODELS / "cards.json").read_text())
+    if "table_detector" in shipped:
+        assert default_model().table_weights == MODELS / shipped["table_detector"]
+    (tmp_path / "cards.onnx").write_bytes(b"")
+    (tmp_path / "cards.json").write_text(json.dumps({"table_detector": "gone.onnx"}))
+    with pytest.raises(ModelError, match=r"table_detector gone\.onnx"):
+        default_model(tmp_path)
+
+
 def test_both_modes_read_the_committed_scenes() -> None:
     from vision.pipeline import read_photo
 
@@ -399,6 +454,7 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
         shutil.copy(file, models / file.name)
     settings = json.loads((MODELS / "cards.json").read_text())
     settings["photo_classifier"] = "corner-classifier-large.onnx"
+    settings.pop("table_detector", None)  # not copied: this test is about the classifiers
     (models / "cards.json").write_text(json.dumps(settings))
     with pytest.raises(ModelError, match=r"corner-classifier-large\.onnx"):
         default_model(models)

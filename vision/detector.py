@@ -28,9 +28,11 @@ STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of 
 
 # "photo": accuracy first, each photo read at the scale its corner indices need (a person
 # waits a moment for a photo, and a wrong card costs more than 200 ms). "live": one pass
-# at the network's size, for a camera stream.
-Mode = Literal["photo", "live"]
-MODES: tuple[Mode, ...] = ("photo", "live")
+# at the network's size, for a camera stream. "table": photo mode for a photo of the whole
+# table (``cpoker table``), which a second detector, fine-tuned on tables, reads as well
+# when one is shipped (``ModelInfo.table_weights``).
+Mode = Literal["photo", "live", "table"]
+MODES: tuple[Mode, ...] = ("photo", "live", "table")
 
 
 class ModelError(RuntimeError):
@@ -75,6 +77,15 @@ class ModelInfo:
     # 2 -> 8: rendered designs 0.949 -> 0.959, fans 0.914 -> 0.931, real-decks-dev's white
     # deck 0.895 -> 0.947 (2026-11-24).
     photo_orientations: int = 2
+    # Table mode's second detector, whose boxes join those of ``weights``. Fine-tuned on
+    # whole tables (52 small indices, rows facing the centre), it finds indices of a
+    # table photo that ``weights`` misses, but boxes more pips in close photos of a few
+    # cards (models/README.md, "Session 15"), so it reads tables only. None: table mode
+    # is photo mode.
+    table_weights: Path | None = None
+    # The table detector's boxes count from this score (no faint ones): its strays on pips
+    # and court art cost a seat its rows, where the boxes it adds gain seats.
+    table_conf: float = 0.35
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -120,6 +131,11 @@ def default_model(models: Path = MODELS) -> ModelInfo:
     if photo_classifier is not None and not photo_classifier.exists():
         raise ModelError(f"cards.json names photo_classifier {photo_classifier.name}, which "
                          f"is not in {models}")
+    table_weights = models / str(settings["table_detector"]) \
+        if "table_detector" in settings else None
+    if table_weights is not None and not table_weights.exists():
+        raise ModelError(f"cards.json names table_detector {table_weights.name}, which is "
+                         f"not in {models}")
     named = [str(settings["detector"])] if "detector" in settings else []
     for name in (*named, "cards.onnx"):
         if (models / name).exists():
@@ -137,7 +153,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              tuple(float(w) for w in settings.get("photo_view_weights",
                                                                   [1.0])),
                              photo_classifier,
-                             int(settings.get("photo_orientations", 2)))
+                             int(settings.get("photo_orientations", 2)),
+                             table_weights,
+                             float(settings.get("table_conf", 0.35)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -211,6 +229,13 @@ class OnnxYolo:
                           class_id[chosen].astype(np.int64), self.names)
 
 
+def _onnx_locator(weights: Path) -> OnnxYolo:
+    if weights.suffix != ".onnx":
+        raise ModelError(f"{weights.name}: the reader runs ONNX exports only; PyTorch "
+                         "weights are read by the workshop (vision.training.torch_detector)")
+    return OnnxYolo(weights)
+
+
 class CornerLocator(Protocol):
     """What finds corner boxes in a photo: the ONNX export here, the PyTorch weights in the
     workshop. ``names``: the class names its ``class_id`` indexes; ``dynamic``: whether it
@@ -269,25 +294,31 @@ def _either(first: Detections, second: Detections, iou: float) -> Detections:
     return Detections(xyxy[chosen], confidence[chosen], class_id[chosen], first.names)
 
 
+def _joined(found: Detections, more: Detections) -> Detections:
+    """The boxes of both, overlapping or not."""
+    return Detections(np.concatenate([found.xyxy, more.xyxy]),
+                      np.concatenate([found.confidence, more.confidence]),
+                      np.concatenate([found.class_id, more.class_id]), found.names)
+
+
 class CardDetector:
     """Finds corner indices; ``detect`` returns :class:`Detections` in photo pixels."""
 
     def __init__(self, info: ModelInfo | None = None, locate_only: bool = False,
                  locator: CornerLocator | None = None,
-                 deck: LearnedDeckReader | None = None) -> None:
+                 deck: LearnedDeckReader | None = None,
+                 table_locator: CornerLocator | None = None) -> None:
         """``locate_only``: boxes without names are wanted (e.g. to cut training crops).
         ``locator``: finds the boxes instead of ``info.weights``' ONNX session.
-        ``deck``: the table's learned deck names the corners with the classifier."""
+        ``deck``: the table's learned deck names the corners with the classifier.
+        ``table_locator``: table mode's second detector, instead of
+        ``info.table_weights``' (loaded when a table is first read: a hand's reader never
+        pays for it)."""
         self.info = info or default_model()
         self.deck = deck
-        if locator is None:
-            if self.info.weights.suffix != ".onnx":
-                raise ModelError(f"{self.info.weights.name}: the reader runs ONNX exports "
-                                 "only; PyTorch weights are read by the workshop "
-                                 "(vision.training.torch_detector)")
-            locator = OnnxYolo(self.info.weights)
-        self.locator = locator
-        self.names = locator.names
+        self.locator = locator or _onnx_locator(self.info.weights)
+        self._table_locator = table_locator
+        self.names = self.locator.names
         self.classifier: CornerClassifier | None = None
         self.photo_classifier: CornerClassifier | None = None
         if self.info.classifier is not None:
@@ -308,12 +339,23 @@ class CardDetector:
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         threshold = self.info.detector_threshold
-        found = self.locator.predict(image, threshold, self.info.iou)
-        if mode == "photo":
+        locator = self.locator
+        found = locator.predict(image, threshold, self.info.iou)
+        if mode != "live":
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
             light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
-                found = self.locator.predict(image, threshold, self.info.iou, side=side)
+                found = locator.predict(image, threshold, self.info.iou, side=side)
+            table = self.table_locator() if mode == "table" else None
+            if table is not None:
+                # The table detector finds indices of a table that photo mode's misses
+                # (models/README.md, "Session 15"). Where both box one index, both boxes
+                # are named, and the reading keeps the one named more surely
+                # (vision.reading.fold_nested): the surer detector's box may be the one
+                # whose crop the classifier misreads.
+                sized = {} if side is None else {"side": side}
+                found = _joined(found, table.predict(image, self.info.table_conf,
+                                                     self.info.iou, **sized))
             if light_on_dark:
                 # The detector finds a black deck's gold indices far better in the photo's
                 # negative (real-decks-dev's held-out black photos: 118 of 144 corners
@@ -321,16 +363,22 @@ class CardDetector:
                 # a dark one loses nothing. The classifier reads the photo's own crops (it
                 # inverts those itself, vision.classifier).
                 sized = {} if side is None else {"side": side}
-                negative = self.locator.predict(255 - image, threshold, self.info.iou, **sized)
+                negative = locator.predict(255 - image, threshold, self.info.iou, **sized)
                 found = _either(found, negative, self.info.iou)
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
-        if mode == "photo":
+        if mode != "live":
             assert self.photo_classifier is not None
             return self._name_corners(image, found, self.photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False)
         return self._name_corners(image, found, self.classifier)
+
+    def table_locator(self) -> CornerLocator | None:
+        """Table mode's second detector, when one is shipped (loaded when first asked)."""
+        if self._table_locator is None and self.info.table_weights is not None:
+            self._table_locator = _onnx_locator(self.info.table_weights)
+        return self._table_locator
 
     def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
         """The longer side at which photo mode reads ``image``, from the corners a first

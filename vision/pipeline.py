@@ -2,7 +2,8 @@
 
 Two modes (``vision.detector.Mode``): "photo" (the default) reads each photo at the scale
 its corner indices need, from a JPEG decoded no larger than that reading can use; "live"
-reads a camera frame in one pass at the network's size.
+reads a camera frame in one pass at the network's size; "table" reads a photo of the whole
+table as photo mode does, with a second detector, fine-tuned on tables, when one is shipped.
 """
 
 from __future__ import annotations
@@ -82,6 +83,6 @@ def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
 def read_photo(source: str | Path | bytes, detector: Detector, name: str | None = None,
                expect: int | None = HAND_SIZE, mode: Mode = "photo") -> PhotoReading:
     """Raises :class:`vision.photo.PhotoError` for a file that is not a usable photo."""
-    image = load_photo(source, MAX_SIDE if mode == "photo" else LIVE_SIDE)
+    image = load_photo(source, LIVE_SIDE if mode == "live" else MAX_SIDE)
     label = name or (str(source) if not isinstance(source, bytes) else "photo")
     return read_image(image, detector, label, expect, mode)

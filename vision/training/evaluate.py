@@ -21,7 +21,6 @@ the card counted under one of ``FATES``.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import sys
@@ -47,7 +46,7 @@ from .labels import (
     select_images,
     truth,
 )
-from .reader_options import add_photo_options, photo_changes
+from .reader_options import add_photo_options, measured_model, photo_changes
 from .realdata import split_of
 
 
@@ -205,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layouts", nargs="+", help="only these layouts (rendered sets: "
                         "spread rows fan overlap few)")
     parser.add_argument("--weights", type=Path, default=None)
+    parser.add_argument("--table-weights", type=Path, default=None,
+                        help="--mode table: this second detector reads the photos too "
+                        "(default: the shipped table detector, none with --weights)")
+    parser.add_argument("--table-conf", type=float, default=None,
+                        help="the second detector's threshold (default: shipped)")
     parser.add_argument("--classifier", type=Path, default=None,
                         help="second-stage ONNX, for both modes unless --photo-classifier "
                         "(default: the shipped ones, if any)")
@@ -250,14 +254,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.weights is None:
             raise
         info = ModelInfo(args.weights)
-    changes = {"weights": args.weights, "conf": args.conf,
+    changes = {"weights": args.weights, "table_weights": args.table_weights,
+               "table_conf": args.table_conf,
+               "conf": args.conf,
                "iou": args.iou,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
-               "max_pass_side": args.max_pass_side}
-    info = dataclasses.replace(info, **{k: v for k, v in changes.items() if v is not None},
-                               **photo_changes(args)
-                               ).with_classifiers(args.classifier, args.photo_classifier)
+               "max_pass_side": args.max_pass_side, **photo_changes(args)}
+    info = measured_model(info, changes).with_classifiers(args.classifier,
+                                                          args.photo_classifier)
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,

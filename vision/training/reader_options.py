@@ -5,7 +5,10 @@ given replaces its field of the shipped ``vision.detector.ModelInfo``."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import Any
+
+from vision.detector import ModelInfo
 
 # The flags ``add_photo_options`` adds, as argparse names them.
 PHOTO_OPTIONS = ("photo_index_px", "photo_margins", "photo_view_weights",
@@ -33,3 +36,13 @@ def photo_changes(args: argparse.Namespace) -> dict[str, Any]:
         if changes[name] is not None:
             changes[name] = tuple(changes[name])
     return {name: value for name, value in changes.items() if value is not None}
+
+
+def measured_model(info: ModelInfo, changes: dict[str, Any]) -> ModelInfo:
+    """``info`` with the fields ``changes`` gives (None: keep the shipped value). A
+    detector measured with ``weights`` alone reads tables alone too: the shipped table
+    detector joins it only when given again as ``table_weights``."""
+    given = {name: value for name, value in changes.items() if value is not None}
+    if "weights" in given and "table_weights" not in given:
+        given["table_weights"] = None
+    return dataclasses.replace(info, **given)

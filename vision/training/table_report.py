@@ -39,7 +39,7 @@ from engine.cards import CARD_NAMES
 from vision.detections import Detections
 from vision.reading import CardReading, merge_corners
 from vision.table import TableReading, group_table
-from vision.training.reader_options import add_photo_options, photo_changes
+from vision.training.reader_options import add_photo_options, measured_model, photo_changes
 from vision.training.synth import scene as synth
 from vision.training.synth.backgrounds import BACKGROUNDS
 from vision.training.synth.decks import Deck, available_decks, load_deck
@@ -303,6 +303,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="group the readings a --save-readings run wrote, nothing more")
     parser.add_argument("--weights", type=Path, default=None,
                         help="with --reader: this detector export instead of the shipped one")
+    parser.add_argument("--table-weights", type=Path, default=None,
+                        help="with --reader: this second detector reads the tables too "
+                        "(default: the shipped table detector, none with --weights)")
+    parser.add_argument("--table-conf", type=float, default=None,
+                        help="the second detector's threshold (default: shipped)")
     parser.add_argument("--classifier", type=Path, default=None,
                         help="with --reader: this corner classifier instead of the shipped "
                         "ones (photo mode's too, unless --photo-classifier)")
@@ -324,10 +329,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(regroup(args.regroup, args.remerge),
                          indent=None if args.json else 1))
         return 0
-    if (args.save_readings or args.weights or args.classifier or args.photo_classifier
-            or args.conf is not None or photo_changes(args)) and not args.reader:
-        parser.error("--save-readings, --weights, --classifier, --photo-classifier, --conf "
-                     "and the --photo-* options need --reader")
+    if (args.save_readings or args.weights or args.table_weights or args.classifier
+            or args.photo_classifier or args.conf is not None or photo_changes(args)) \
+            and not args.reader:
+        parser.error("--save-readings, --weights, --table-weights, --classifier, "
+                     "--photo-classifier, --conf and the --photo-* options need --reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -338,10 +344,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.reader:
         from vision.detector import CardDetector, default_model
 
-        changes = {"weights": args.weights, "conf": args.conf}
-        detector = CardDetector(dataclasses.replace(
-            default_model(), **{k: v for k, v in changes.items() if v is not None},
-            **photo_changes(args)).with_classifiers(args.classifier, args.photo_classifier))
+        changes = {"weights": args.weights, "table_weights": args.table_weights,
+                   "table_conf": args.table_conf,
+                   "conf": args.conf, **photo_changes(args)}
+        detector = CardDetector(measured_model(default_model(), changes).with_classifiers(
+            args.classifier, args.photo_classifier))
     totals: dict[str, int] = defaultdict(int)
     by_seats: dict[int, list[int]] = defaultdict(lambda: [0, 0, 0])
     redrawn = 0
@@ -376,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
             _, jpeg = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
                                     [cv2.IMWRITE_JPEG_QUALITY, 85])
             tick = time.perf_counter()
-            reading = read_photo(jpeg.tobytes(), detector, expect=None)
+            reading = read_photo(jpeg.tobytes(), detector, expect=None, mode="table")
             read = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
             read_seconds.append(time.perf_counter() - tick)
             right_read, _ = seats_right(read, scene.seats)
