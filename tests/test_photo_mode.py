@@ -290,6 +290,32 @@ def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> N
     assert len(fold_nested(found)) == 7
 
 
+@pytest.mark.parametrize(("sureness", "named_again"), [(0.999, 1), (0.6, 7)])
+def test_table_mode_names_the_table_detectors_box_again_only_where_unsure(
+        sureness: float, named_again: int) -> None:
+    # Six indices both detectors box, and one only the table detector finds. The table
+    # detector's boxes on the six are named only when photo mode's names were unsure.
+    image = np.zeros((3024, 4032, 3), np.uint8)
+    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
+    more = np.concatenate([boxes + np.array([2, 1, 2, 1]), [[100, 900, 140, 960]]])
+    named: list[int] = []
+
+    class Fixed:
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            named.append(len(views[0]))
+            return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
+
+    reader = CardDetector(dataclasses.replace(default_model(), photo_index_px=24.0,
+                                              max_pass_side=2048),
+                          locator=CountingLocator(boxes), table_locator=CountingLocator(more))
+    reader.photo_classifier = Fixed()  # type: ignore[assignment]
+    found = reader.detect(image, "table")
+    assert named == [6, named_again]
+    assert len(found) == 6 + named_again
+
+
 def test_of_two_boxes_of_one_index_the_surer_reading_stays() -> None:
     # A table's index boxed by both detectors and named two ways (a committed table's Qc
     # read as Qs from the table detector's box): the surer name is kept.

@@ -25,6 +25,10 @@ from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of it
+# Table mode names the table detector's box on an index photo mode's detector boxed too
+# only when photo mode's box was named under this (``CardDetector.detect``): naming every
+# crop twice cost a whole table 1,153 ms against 701 in photo mode.
+SURE_NAME = 0.99
 
 # "photo": accuracy first, each photo read at the scale its corner indices need (a person
 # waits a moment for a photo, and a wrong card costs more than 200 ms). "live": one pass
@@ -295,10 +299,33 @@ def _either(first: Detections, second: Detections, iou: float) -> Detections:
 
 
 def _joined(found: Detections, more: Detections) -> Detections:
-    """The boxes of both, overlapping or not."""
+    """The boxes of both, overlapping or not (with their names' probabilities, when both
+    have them)."""
+    if len(more) == 0 or len(found) == 0:
+        return found if len(more) == 0 else more
+    probabilities = None
+    if found.class_probabilities is not None and more.class_probabilities is not None:
+        probabilities = np.concatenate([found.class_probabilities, more.class_probabilities])
     return Detections(np.concatenate([found.xyxy, more.xyxy]),
                       np.concatenate([found.confidence, more.confidence]),
-                      np.concatenate([found.class_id, more.class_id]), found.names)
+                      np.concatenate([found.class_id, more.class_id]), found.names,
+                      probabilities)
+
+
+def _covered(boxes: np.ndarray, others: np.ndarray, share: float = 0.5) -> np.ndarray:
+    """(N,): whether each of ``boxes`` and one of ``others`` are one index boxed twice: the
+    smaller of the two lies at least ``share`` inside the larger (as
+    ``vision.reading.fold_nested`` judges it)."""
+    if len(boxes) == 0 or len(others) == 0:
+        return np.zeros(len(boxes), bool)
+    a, b = boxes.astype(np.float64)[:, None], others.astype(np.float64)[None]
+    width = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
+    height = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0,
+                     None)
+    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    smaller = np.maximum(np.minimum(area_a, area_b), 1e-6)
+    return (width * height / smaller >= share).any(axis=1)
 
 
 class CardDetector:
@@ -341,6 +368,7 @@ class CardDetector:
         threshold = self.info.detector_threshold
         locator = self.locator
         found = locator.predict(image, threshold, self.info.iou)
+        more: Detections | None = None  # table mode: the table detector's boxes
         if mode != "live":
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
             light_on_dark = printed_light_on_dark(image, found)
@@ -348,14 +376,8 @@ class CardDetector:
                 found = locator.predict(image, threshold, self.info.iou, side=side)
             table = self.table_locator() if mode == "table" else None
             if table is not None:
-                # The table detector finds indices of a table that photo mode's misses
-                # (models/README.md, "Session 15"). Where both box one index, both boxes
-                # are named, and the reading keeps the one named more surely
-                # (vision.reading.fold_nested): the surer detector's box may be the one
-                # whose crop the classifier misreads.
                 sized = {} if side is None else {"side": side}
-                found = _joined(found, table.predict(image, self.info.table_conf,
-                                                     self.info.iou, **sized))
+                more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
             if light_on_dark:
                 # The detector finds a black deck's gold indices far better in the photo's
                 # negative (real-decks-dev's held-out black photos: 118 of 144 corners
@@ -366,13 +388,29 @@ class CardDetector:
                 negative = locator.predict(255 - image, threshold, self.info.iou, **sized)
                 found = _either(found, negative, self.info.iou)
         if self.classifier is None:
+            if more is not None:
+                found = _joined(found, more)
             return found[found.confidence >= self.info.conf]
-        if mode != "live":
+        if mode == "live":
+            return self._name_corners(image, found, self.classifier)
+        assert self.photo_classifier is not None
+
+        def name(boxes: Detections) -> Detections:
             assert self.photo_classifier is not None
-            return self._name_corners(image, found, self.photo_classifier,
+            return self._name_corners(image, boxes, self.photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False)
-        return self._name_corners(image, found, self.classifier)
+
+        named = name(found)
+        if more is not None:
+            # The table detector finds indices of a table that photo mode's misses
+            # (models/README.md, "Session 15"). Its box on an index photo mode's detector
+            # boxed too is named only when that box's name is unsure: the reading then
+            # keeps the surer of the two (vision.reading.fold_nested), as the crop of the
+            # higher-scored box may be the one the classifier misreads.
+            sure = named.xyxy[named.confidence >= SURE_NAME]
+            named = _joined(named, name(more[~_covered(more.xyxy, sure)]))
+        return named
 
     def table_locator(self) -> CornerLocator | None:
         """Table mode's second detector, when one is shipped (loaded when first asked)."""
