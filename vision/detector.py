@@ -366,17 +366,16 @@ class CardDetector:
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         threshold = self.info.detector_threshold
-        locator = self.locator
-        found = locator.predict(image, threshold, self.info.iou)
+        found = self.locator.predict(image, threshold, self.info.iou)
         more: Detections | None = None  # table mode: the table detector's boxes
         if mode != "live":
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
+            sized = {} if side is None else {"side": side}
             light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
-                found = locator.predict(image, threshold, self.info.iou, side=side)
+                found = self.locator.predict(image, threshold, self.info.iou, **sized)
             table = self.table_locator() if mode == "table" else None
             if table is not None:
-                sized = {} if side is None else {"side": side}
                 more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
             if light_on_dark:
                 # The detector finds a black deck's gold indices far better in the photo's
@@ -384,8 +383,8 @@ class CardDetector:
                 # against 62; both together 121). Both are kept, so a light deck taken for
                 # a dark one loses nothing. The classifier reads the photo's own crops (it
                 # inverts those itself, vision.classifier).
-                sized = {} if side is None else {"side": side}
-                negative = locator.predict(255 - image, threshold, self.info.iou, **sized)
+                negative = self.locator.predict(255 - image, threshold, self.info.iou,
+                                                **sized)
                 found = _either(found, negative, self.info.iou)
         if self.classifier is None:
             if more is not None:
