@@ -21,6 +21,7 @@ from engine.cards import CARD_NAMES
 from .classifier import ORIENTATIONS, ClassifierError, CornerClassifier
 from .detections import Detections
 from .netinput import CROP, MARGIN, crop_square, detector_input, letterbox, light_on_dark
+from .reading import NESTED_SHARE, nested_shares
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -312,20 +313,12 @@ def _joined(found: Detections, more: Detections) -> Detections:
                       probabilities)
 
 
-def _covered(boxes: np.ndarray, others: np.ndarray, share: float = 0.5) -> np.ndarray:
-    """(N,): whether each of ``boxes`` and one of ``others`` are one index boxed twice: the
-    smaller of the two lies at least ``share`` inside the larger (as
+def _covered(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(N,): whether each of ``boxes`` and one of ``others`` are one index boxed twice (as
     ``vision.reading.fold_nested`` judges it)."""
     if len(boxes) == 0 or len(others) == 0:
         return np.zeros(len(boxes), bool)
-    a, b = boxes.astype(np.float64)[:, None], others.astype(np.float64)[None]
-    width = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0, None)
-    height = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0,
-                     None)
-    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
-    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
-    smaller = np.maximum(np.minimum(area_a, area_b), 1e-6)
-    return (width * height / smaller >= share).any(axis=1)
+    return (nested_shares(boxes, others) >= NESTED_SHARE).any(axis=1)
 
 
 class CardDetector:
@@ -392,11 +385,11 @@ class CardDetector:
             return found[found.confidence >= self.info.conf]
         if mode == "live":
             return self._name_corners(image, found, self.classifier)
-        assert self.photo_classifier is not None
+        photo_classifier = self.photo_classifier
+        assert photo_classifier is not None
 
         def name(boxes: Detections) -> Detections:
-            assert self.photo_classifier is not None
-            return self._name_corners(image, boxes, self.photo_classifier,
+            return self._name_corners(image, boxes, photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False)
 

@@ -198,20 +198,27 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     return MergedCorners(readings, doubtful, warnings)
 
 
+def nested_shares(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(N, M): how much of the smaller of ``boxes[i]`` and ``others[j]`` (x1 y1 x2 y2) lies
+    inside the larger; from ``NESTED_SHARE`` on, the two are one index boxed twice."""
+    a = boxes.astype(np.float64)[:, None]
+    b = others.astype(np.float64)[None]
+    width = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0,
+                    None)
+    height = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0,
+                     None)
+    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+    return width * height / np.maximum(np.minimum(area_a, area_b), 1e-6)
+
+
 def fold_nested(detections: Detections, share: float = NESTED_SHARE) -> Detections:
     """One corner for each index boxed twice or more (boxes whose smaller one lies at
     least ``share`` inside the larger): the most confident box stays, with its name."""
     n = len(detections)
     if n < 2:
         return detections
-    boxes = detections.xyxy.astype(np.float64)
-    width = np.clip(np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-                    - np.maximum(boxes[:, None, 0], boxes[None, :, 0]), 0, None)
-    height = np.clip(np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-                     - np.maximum(boxes[:, None, 1], boxes[None, :, 1]), 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    smaller = np.maximum(np.minimum(area[:, None], area[None, :]), 1e-6)
-    nested = width * height / smaller >= share
+    nested = nested_shares(detections.xyxy, detections.xyxy) >= share
     if not (nested & ~np.eye(n, dtype=bool)).any():
         return detections
     members_of = _cluster(nested | np.eye(n, dtype=bool))
