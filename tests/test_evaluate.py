@@ -5,7 +5,15 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from vision.training.evaluate import FATES, Scores, camera_group, group_of, missed_card_fate
+from vision.training.evaluate import (
+    FATES,
+    WRONG_FATES,
+    Scores,
+    camera_group,
+    group_of,
+    missed_card_fate,
+    wrong_card_fate,
+)
 
 
 def test_scores_count_cards_and_photos() -> None:
@@ -28,6 +36,17 @@ def test_a_missed_card_is_lost_where_its_corners_say() -> None:
     assert missed_card_fate("Qs", corners, [("Qs", on_it), ("Qc", on_it)], set()) == merged
     assert missed_card_fate("Qs", corners, [("Qs", elsewhere)], {"Kd"}) == none
     assert missed_card_fate("Qs", [], [("Qs", on_it)], set()) == none
+
+
+def test_a_card_read_but_not_there_is_told_by_where_it_was_read() -> None:
+    labels = [(100.0, 100.0, 120.0, 130.0), (300.0, 400.0, 320.0, 430.0)]
+    on_a_label = (102.0, 101.0, 121.0, 129.0)
+    elsewhere = (600.0, 600.0, 620.0, 630.0)
+    misread, off_labels = WRONG_FATES
+    assert wrong_card_fate("Qs", [("Qs", on_a_label)], labels) == misread
+    # A corner of another name on a label says nothing about where Qs was read.
+    assert wrong_card_fate("Qs", [("Qc", on_a_label), ("Qs", elsewhere)], labels) == off_labels
+    assert wrong_card_fate("Qs", [("Qs", on_a_label)], []) == off_labels
 
 
 def test_camera_group_names_the_worst_thing_the_camera_did() -> None:

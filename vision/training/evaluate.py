@@ -15,7 +15,10 @@ it reads, so the figures are per card and per photo, not per box:
 ``--fates`` also says where each missed card was lost, for sets labelled by corner index
 (the rendered scenes, ``real-decks-dev``; whole-card labels would match no corner): its
 corner boxes are matched to the corners the reader kept (box overlap ``MATCH_IOU``), and
-the card counted under one of ``FATES``.
+the card counted under one of ``FATES``. Each card read that is not in the photo is
+counted under one of ``WRONG_FATES``: read on a labelled corner of another card (a
+misreading), or where no labelled corner lies (pips, court art, or a card the labels leave
+out: ``real-decks-dev`` does not label every card cut by a photo's edge).
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ class Scores:
     misses: list[dict[str, object]] = field(default_factory=list)
     groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
+    wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
@@ -128,6 +132,26 @@ def missed_card_fate(card: str, boxes: Sequence[Sequence[float]],
     return FATES[3]
 
 
+# Where a card read that is not in the photo was read (``wrong_card_fate``).
+WRONG_FATES = (
+    "on another card's corner",  # a labelled corner, misread
+    "on no labelled corner",  # pips, court art, or a card the labels leave out
+)
+
+
+def wrong_card_fate(card: str, kept: Sequence[tuple[str, Sequence[float]]],
+                    labels: Sequence[Sequence[float]]) -> str:
+    """Which of ``WRONG_FATES`` ``card`` (read, not in the photo) falls under: ``kept`` are
+    the reader's named corners (name, box), ``labels`` every labelled corner's box."""
+    if labels:
+        label_boxes = np.array(labels, np.float64)
+        for name, box in kept:
+            if name == card and \
+                    box_iou(np.asarray(box, np.float64), label_boxes).max() >= MATCH_IOU:
+                return WRONG_FATES[0]
+    return WRONG_FATES[1]
+
+
 def camera_group(row: dict[str, str]) -> str:
     """What the generator's camera did to a scene, worst first: ``motion`` blur, ``low
     resolution`` (the scene shrunk and enlarged again), ``blur`` (out of focus) or
@@ -156,7 +180,9 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     """``shots``: for the real photo set, only the photos of that split of its shots
     (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
     under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``. ``fates``: tally
-    where each missed card was lost (``missed_card_fate``), in the result's ``fates``."""
+    where each missed card was lost (``missed_card_fate``), in the result's ``fates``, and
+    where each card read but not there was read (``wrong_card_fate``), in its
+    ``wrong_fates``."""
     names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
@@ -183,6 +209,9 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             for card in expected - found:
                 scores.fates[missed_card_fate(
                     card, [box for name, box in labels if name == card], kept, doubtful)] += 1
+            for card in found - expected:
+                scores.wrong_fates[wrong_card_fate(card, kept,
+                                                   [box for _, box in labels])] += 1
         if by:
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \
@@ -236,8 +265,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="photo mode: the largest side it reads at (default: shipped)")
     add_photo_options(parser)
     parser.add_argument("--fates", action="store_true",
-                        help="also say where each missed card was lost (sets labelled by "
-                             "corner index: rendered scenes, real-decks-dev)")
+                        help="also say where each missed card was lost, and where each card "
+                             "read but not there was read (sets labelled by corner index: "
+                             "rendered scenes, real-decks-dev)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
@@ -277,14 +307,17 @@ def main(argv: list[str] | None = None) -> int:
         result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}
     if args.fates:
         result["fates"] = {fate: scores.fates[fate] for fate in FATES}
+        result["wrong_fates"] = {fate: scores.wrong_fates[fate] for fate in WRONG_FATES}
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            if key not in ("groups", "fates"):
+            if key not in ("groups", "fates", "wrong_fates"):
                 print(f"{key:>22}: {value}")
         for fate, count in result.get("fates", {}).items():  # type: ignore[union-attr]
             print(f"  missed, {fate}: {count}")
+        for fate, count in result.get("wrong_fates", {}).items():  # type: ignore[union-attr]
+            print(f"  read but not there, {fate}: {count}")
         for key, part in sorted(scores.groups.items()):
             print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
                   f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}")
