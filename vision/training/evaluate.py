@@ -209,9 +209,9 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             for card in expected - found:
                 scores.fates[missed_card_fate(
                     card, [box for name, box in labels if name == card], kept, doubtful)] += 1
+            corner_boxes = [box for _, box in labels]
             for card in found - expected:
-                scores.wrong_fates[wrong_card_fate(card, kept,
-                                                   [box for _, box in labels])] += 1
+                scores.wrong_fates[wrong_card_fate(card, kept, corner_boxes)] += 1
         if by:
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \
