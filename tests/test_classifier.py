@@ -258,6 +258,39 @@ def test_fading_washes_the_chosen_share_toward_white_and_keeps_the_rest() -> Non
     assert torch.equal(_fade(batch, generator, 0.0), batch)
 
 
+def test_graining_specks_the_chosen_share_and_keeps_the_rest() -> None:
+    import torch
+
+    from vision.training.train_classifier import SPECKLE_DENSITY, _grain
+
+    generator = torch.Generator().manual_seed(0)
+    # Mid-grey crops: a speck is a pixel pushed all the way to black or white.
+    batch = torch.full((400, 3, CROP, CROP), 0.5)
+    out = _grain(batch, generator, 0.25)
+    assert out.shape == batch.shape
+    assert float(out.min()) >= 0.0 and float(out.max()) <= 1.0
+    changed = (out - batch).abs().flatten(1).amax(dim=1) > 0
+    assert 60 < int(changed.sum()) < 140  # about a quarter of 400
+    assert torch.equal(out[~changed], batch[~changed])
+    specks = ((out[changed] == 0) | (out[changed] == 1)).all(dim=1).flatten(1).float().mean(1)
+    assert float(specks.min()) >= SPECKLE_DENSITY[0] / 3
+    assert float(specks.max()) <= SPECKLE_DENSITY[1] * 1.5
+    assert torch.equal(_grain(batch, generator, 0.0), batch)
+
+
+def test_training_refuses_a_grain_share_outside_0_to_1(tmp_path, capsys) -> None:
+    from vision.training.train_classifier import main
+
+    crops = tmp_path / "crops.npz"
+    np.savez_compressed(crops, images=np.zeros((2, CROP, CROP, 3), np.uint8),
+                        labels=np.zeros(2, np.int64))
+    out = tmp_path / "model.onnx"
+    assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
+                 "--grain", "-0.1"]) == 2
+    assert "--grain is a share of the crops, 0 to 1, not -0.1" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_training_refuses_a_fade_share_outside_0_to_1(tmp_path, capsys) -> None:
     from vision.training.train_classifier import main
 

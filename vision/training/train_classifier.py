@@ -216,8 +216,53 @@ def _fade(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 
     return torch.where(chosen, 1 - (1 - batch) * keep, batch)
 
 
-def _augment(batch, generator, reshape: bool = False,
-             fade: float = 0.0):  # (N, 3, H, W) in [0, 1]
+# A grainy crop gets this share of its pixels, drawn evenly, set black or white ...
+SPECKLE_DENSITY = (0.005, 0.04)
+# ... and grey noise of a standard deviation drawn evenly from this range ...
+GRAIN_SIGMA = (0.02, 0.08)
+# ... and half of the grainy crops in a batch are smeared along one line this long (pixels).
+SMEAR_LENGTH = (3, 7)
+
+
+def _grain(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 1]
+    """``share`` of the crops made as grainy as a cheap camera or a noisy photo makes them:
+    salt-and-pepper specks (half of ``real-decks-dev``'s photos carry them), grey sensor
+    noise, and for half of those a smear along one direction (a hand-held webcam's motion).
+    The rendered crops have none of this, and the real decks' tune crops are misread three
+    times as often as their training crops (session 17)."""
+    import torch
+    import torch.nn.functional as F
+
+    n, _, height, width = batch.shape
+    chosen = torch.rand(n, 1, 1, 1, generator=generator) < share
+    if not bool(chosen.any()):
+        return batch
+    low, high = SMEAR_LENGTH
+    length = int(torch.randint(low, high + 1, (1,), generator=generator))
+    angle = float(torch.rand(1, generator=generator)) * np.pi
+    kernel = np.zeros((length, length), np.float32)
+    centre = (length - 1) / 2
+    for step in np.linspace(-centre, centre, 4 * length):
+        kernel[round(centre + step * np.sin(angle)),
+               round(centre + step * np.cos(angle))] = 1
+    weight = torch.from_numpy(kernel / kernel.sum()).expand(3, 1, length, length)
+    smeared = F.conv2d(F.pad(batch, [length // 2, (length - 1) // 2] * 2, mode="replicate"),
+                       weight, groups=3)
+    smear = chosen & (torch.rand(n, 1, 1, 1, generator=generator) < 0.5)
+    grainy = torch.where(smear, smeared, batch)
+    low, high = GRAIN_SIGMA
+    sigma = low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    grainy = grainy + sigma * torch.randn(grainy.shape, generator=generator)
+    low, high = SPECKLE_DENSITY
+    density = low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    draw = torch.rand(n, 1, height, width, generator=generator)
+    grainy = torch.where(draw < density / 2, torch.zeros_like(grainy),
+                         torch.where(draw > 1 - density / 2, torch.ones_like(grainy), grainy))
+    return torch.where(chosen, grainy.clamp(0, 1), batch)
+
+
+def _augment(batch, generator, reshape: bool = False, fade: float = 0.0,
+             grain: float = 0.0):  # (N, 3, H, W) in [0, 1]
     import torch
     import torch.nn.functional as F
 
@@ -226,6 +271,8 @@ def _augment(batch, generator, reshape: bool = False,
         batch = _reshape(batch, generator)
     if fade > 0:
         batch = _fade(batch, generator, fade)
+    if grain > 0:
+        batch = _grain(batch, generator, grain)
     # The rendered crops already hold every rotation; a mirror image keeps the class and
     # the real photo set has mirrored shots.
     if bool(torch.rand(1, generator=generator) < 0.5):
@@ -256,7 +303,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           seed: int, batch_size: int = 64, per_epoch: int = 50_000, init: Path | None = None,
           lr: float = 2e-3, shares: Sequence[float] | None = None,
           channels: Sequence[int] = CHANNELS, reshape: bool = False,
-          widen: Path | None = None, fade: float = 0.0) -> dict[str, object]:
+          widen: Path | None = None, fade: float = 0.0,
+          grain: float = 0.0) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -265,7 +313,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     as much as a large rendered one. Accuracy is reported on every validation file.
     ``reshape``: also vary the glyphs' shapes (``_reshape``). ``widen``: a narrower
     network's state dict to start from (``widen_state``). ``fade``: the share of crops
-    washed pale (``_fade``)."""
+    washed pale (``_fade``). ``grain``: the share made grainy (``_grain``)."""
     import torch
     import torch.nn.functional as F
 
@@ -310,7 +358,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         total_loss = 0.0
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
-            batch = _augment(x_train[index].float() / 255, generator, reshape, fade)
+            batch = _augment(x_train[index].float() / 255, generator, reshape, fade, grain)
             log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
             loss = F.nll_loss(log_probs, y_train[index])
             optimiser.zero_grad()
@@ -395,6 +443,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="also stretch, slant, shift and embolden the glyphs")
     fit.add_argument("--fade", type=float, default=0.0, metavar="SHARE",
                      help="wash this share of the crops pale, toward white (default 0)")
+    fit.add_argument("--grain", type=float, default=0.0, metavar="SHARE",
+                     help="give this share of the crops specks, sensor noise and motion "
+                     "smear (default 0)")
     check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
                            "and with the mirrored second reading")
     check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
@@ -425,10 +476,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         np.savez_compressed(args.out, images=images, labels=labels)
         print(f"{len(labels)} crops -> {args.out}")
         return 0
-    if not 0 <= args.fade <= 1:
-        print(f"error: --fade is a share of the crops, 0 to 1, not {args.fade}",
-              file=sys.stderr)
-        return 2
+    for option, share in (("--fade", args.fade), ("--grain", args.grain)):
+        if not 0 <= share <= 1:
+            print(f"error: {option} is a share of the crops, 0 to 1, not {share}",
+                  file=sys.stderr)
+            return 2
     if args.init is not None and args.widen is not None:
         print("error: --init and --widen both say what to start from; give one",
               file=sys.stderr)
@@ -436,7 +488,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     history = train(args.train, args.val, args.out, args.epochs, args.seed,
                     batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr,
                     shares=args.share, channels=args.channels, reshape=args.reshape,
-                    widen=args.widen, fade=args.fade)
+                    widen=args.widen, fade=args.fade, grain=args.grain)
     print(f"exported {args.out}: {history}")
     return 0
 
