@@ -278,7 +278,9 @@ def test_graining_specks_the_chosen_share_and_keeps_the_rest() -> None:
     assert torch.equal(_grain(batch, generator, 0.0), batch)
 
 
-def test_training_refuses_a_grain_share_outside_0_to_1(tmp_path, capsys) -> None:
+@pytest.mark.parametrize(("option", "share"), [("--fade", "1.5"), ("--grain", "-0.1")])
+def test_training_refuses_a_share_outside_0_to_1(tmp_path, capsys, option: str,
+                                                 share: str) -> None:
     from vision.training.train_classifier import main
 
     crops = tmp_path / "crops.npz"
@@ -286,21 +288,8 @@ def test_training_refuses_a_grain_share_outside_0_to_1(tmp_path, capsys) -> None
                         labels=np.zeros(2, np.int64))
     out = tmp_path / "model.onnx"
     assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
-                 "--grain", "-0.1"]) == 2
-    assert "--grain is a share of the crops, 0 to 1, not -0.1" in capsys.readouterr().err
-    assert not out.exists()
-
-
-def test_training_refuses_a_fade_share_outside_0_to_1(tmp_path, capsys) -> None:
-    from vision.training.train_classifier import main
-
-    crops = tmp_path / "crops.npz"
-    np.savez_compressed(crops, images=np.zeros((2, CROP, CROP, 3), np.uint8),
-                        labels=np.zeros(2, np.int64))
-    out = tmp_path / "model.onnx"
-    assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
-                 "--fade", "1.5"]) == 2
-    assert "--fade is a share of the crops, 0 to 1, not 1.5" in capsys.readouterr().err
+                 option, share]) == 2
+    assert f"{option} is a share of the crops, 0 to 1, not {share}" in capsys.readouterr().err
     assert not out.exists()
 
 
