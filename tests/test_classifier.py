@@ -323,3 +323,33 @@ def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> 
     assert main(["train", "--train", str(crops_file), "--val", str(crops_file), "--init",
                  str(state), "--widen", str(state), "--out", str(tmp_path / "x.onnx")]) == 2
     assert "give one" in capsys.readouterr().err
+
+
+def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys) -> None:
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    torch.manual_seed(1)
+    nets, states = [build_network((8, 16, 24)) for _ in range(2)], []
+    for index, net in enumerate(nets):
+        net.eval()
+        states.append(tmp_path / f"net{index}.pt")
+        torch.save(net.state_dict(), states[-1])
+    out = tmp_path / "average.onnx"
+    assert main(["average", "--states", *map(str, states), "--channels", "8", "16", "24",
+                 "--out", str(out)]) == 0
+    crops = torch.rand(5, 3, CROP, CROP)
+    with torch.no_grad():
+        expected = ((nets[0](crops) + nets[1](crops)) / 2).numpy()
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    averaged = session.run(None, {"crops": crops.numpy()})[0]
+    assert np.allclose(averaged, expected, atol=1e-4)
+
+    assert main(["average", "--states", str(states[0]), str(tmp_path / "gone.pt"),
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "not found: " + str(tmp_path / "gone.pt") in capsys.readouterr().err
+    assert main(["average", "--states", str(states[0]), "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "two or more" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()

@@ -400,6 +400,32 @@ def export(net, out: Path) -> None:  # torch module
                       opset_version=17, dynamo=False)
 
 
+def export_average(states: Sequence[Path], out: Path,
+                   channels: Sequence[int] = CHANNELS) -> None:
+    """One ONNX model that runs every trained network of ``states`` (state dicts, each
+    ``channels`` wide) on a crop and gives their mean log-probabilities. The reader takes
+    it as any classifier (it renormalises the logits), so networks trained apart read as
+    one file with no change to ``vision``."""
+    import torch
+    import torch.nn as nn
+
+    nets = []
+    for path in states:
+        net = build_network(channels)
+        net.load_state_dict(torch.load(path, map_location="cpu"))
+        nets.append(net)
+
+    class Average(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.nets = nn.ModuleList(nets)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return torch.stack([net(x) for net in self.nets]).mean(dim=0)
+
+    export(Average(), out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.training.train_classifier", description=__doc__,
@@ -446,6 +472,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--grain", type=float, default=0.0, metavar="SHARE",
                      help="give this share of the crops specks, sensor noise and motion "
                      "smear (default 0)")
+    average = sub.add_parser("average", help="export networks trained apart as one ONNX "
+                             "model that averages their log-probabilities")
+    average.add_argument("--states", type=Path, nargs="+", required=True,
+                         help="state dicts (.pt) of the networks, each --channels wide")
+    average.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
+    average.add_argument("--out", type=Path, required=True)
     check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
                            "and with the mirrored second reading")
     check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
@@ -463,6 +495,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 scores["mirrored" if mirrored else "once"] = round(
                     float((named == labels).mean()), 4)
             print(json.dumps({"crops": str(path), "count": len(labels), **scores}))
+        return 0
+    if args.command == "average":
+        missing = [str(path) for path in args.states if not path.is_file()]
+        if missing or len(args.states) < 2:
+            print("error: --states needs two or more state dicts that exist"
+                  + (f" (not found: {', '.join(missing)})" if missing else ""), file=sys.stderr)
+            return 2
+        export_average(args.states, args.out, args.channels)
+        print(f"{len(args.states)} networks averaged -> {args.out}")
         return 0
     if args.command == "crops":
         try:
