@@ -199,6 +199,14 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     return batch
 
 
+def _per_crop(span: tuple[float, float], n: int, generator):  # -> torch (N, 1, 1, 1)
+    """One value a crop, drawn evenly from ``span``, shaped to scale whole crops."""
+    import torch
+
+    low, high = span
+    return low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+
+
 # A faded crop keeps this share of its contrast, drawn evenly, washed toward white.
 FADE_CONTRAST = (0.2, 0.6)
 
@@ -211,8 +219,7 @@ def _fade(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 
 
     n = batch.shape[0]
     chosen = torch.rand(n, 1, 1, 1, generator=generator) < share
-    low, high = FADE_CONTRAST
-    keep = low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    keep = _per_crop(FADE_CONTRAST, n, generator)
     return torch.where(chosen, 1 - (1 - batch) * keep, batch)
 
 
@@ -250,11 +257,9 @@ def _grain(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0,
                        weight, groups=3)
     smear = chosen & (torch.rand(n, 1, 1, 1, generator=generator) < 0.5)
     grainy = torch.where(smear, smeared, batch)
-    low, high = GRAIN_SIGMA
-    sigma = low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    sigma = _per_crop(GRAIN_SIGMA, n, generator)
     grainy = grainy + sigma * torch.randn(grainy.shape, generator=generator)
-    low, high = SPECKLE_DENSITY
-    density = low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    density = _per_crop(SPECKLE_DENSITY, n, generator)
     draw = torch.rand(n, 1, height, width, generator=generator)
     grainy = torch.where(draw < density / 2, torch.zeros_like(grainy),
                          torch.where(draw > 1 - density / 2, torch.ones_like(grainy), grainy))
