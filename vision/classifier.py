@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .netinput import classifier_input, light_on_dark
+from .netinput import classifier_input, light_on_dark, text_input
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -121,3 +121,32 @@ def _turned(batch: np.ndarray, turns: int) -> np.ndarray:
     if turns >= 8:
         stack += [np.rot90(view, 1, axes=(2, 3)) for view in stack[:4]]
     return np.ascontiguousarray(np.concatenate(stack))
+
+
+class TextReader:
+    """A second reader of corner crops: a pretrained text recogniser's inner features
+    (PP-OCRv4, which has seen far more typefaces than our renders) with a linear head
+    fitted on our crops (``vision.training.text_features``). Alone it names crops worse
+    than the classifier; its log-probabilities, weighted, are added to the classifier's,
+    where the two networks' different errors partly cancel (models/README.md,
+    "Session 18")."""
+
+    def __init__(self, weights: Path, threads: int = 2) -> None:
+        try:
+            self.session = cpu_session(weights, threads)
+        except Exception as error:  # onnxruntime raises its own exception types
+            raise ClassifierError(f"cannot load text reader {weights}: {error}") from None
+        self.input = self.session.get_inputs()[0].name
+
+    def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
+        """(N, CROP, CROP, 3) uint8 RGB -> (N, 52) log-probabilities: each crop read as it
+        is and turned half round (a card's two corners are each other so turned), the two
+        readings averaged."""
+        if len(crops) == 0:
+            return np.zeros((0, 52), np.float32)
+        both = text_input(np.concatenate([crops, crops[:, ::-1, ::-1]]))
+        logits = self.session.run(None, {self.input: both})[0].astype(np.float64)
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        n = len(crops)
+        return ((log_probs[:n] + log_probs[n:]) / 2).astype(np.float32)

@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.cards import CARD_NAMES
 
-from .classifier import ORIENTATIONS, ClassifierError, CornerClassifier
+from .classifier import ORIENTATIONS, ClassifierError, CornerClassifier, TextReader
 from .detections import Detections
 from .netinput import CROP, MARGIN, crop_square, detector_input, letterbox, light_on_dark
 from .reading import NESTED_SHARE, nested_shares
@@ -91,6 +91,15 @@ class ModelInfo:
     # The table detector's boxes count from this score (no faint ones): its strays on pips
     # and court art cost a seat its rows, where the boxes it adds gain seats.
     table_conf: float = 0.35
+    # Photo and table modes may name corners with a second reader beside the classifier: a
+    # pretrained text recogniser's features with a head fitted on our crops
+    # (vision.classifier.TextReader). Its log-probabilities, times ``photo_text_weight``,
+    # are added to the classifier's. None: the classifier alone.
+    photo_text_reader: Path | None = None
+    photo_text_weight: float = 0.25
+    # ... and weighs again only the classifier's ``photo_text_top`` likeliest names of a
+    # crop, within what the classifier gave them (``joined_readings``).
+    photo_text_top: int = 3
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -98,6 +107,12 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_margins {list(self.photo_margins)} needs one "
                              "weight each, at least one above 0 (photo_view_weights "
                              f"{list(self.photo_view_weights)})")
+        if self.photo_text_weight < 0:
+            raise ModelError(f"cards.json: photo_text_weight {self.photo_text_weight} is "
+                             "below 0")
+        if not 2 <= self.photo_text_top <= 52:
+            raise ModelError(f"cards.json: photo_text_top {self.photo_text_top}: choose 2 "
+                             "to 52 names")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -141,6 +156,11 @@ def default_model(models: Path = MODELS) -> ModelInfo:
     if table_weights is not None and not table_weights.exists():
         raise ModelError(f"cards.json names table_detector {table_weights.name}, which is "
                          f"not in {models}")
+    text_reader = models / str(settings["photo_text_reader"]) \
+        if "photo_text_reader" in settings else None
+    if text_reader is not None and not text_reader.exists():
+        raise ModelError(f"cards.json names photo_text_reader {text_reader.name}, which is "
+                         f"not in {models}")
     named = [str(settings["detector"])] if "detector" in settings else []
     for name in (*named, "cards.onnx"):
         if (models / name).exists():
@@ -160,7 +180,10 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              photo_classifier,
                              int(settings.get("photo_orientations", 2)),
                              table_weights,
-                             float(settings.get("table_conf", 0.35)))
+                             float(settings.get("table_conf", 0.35)),
+                             text_reader,
+                             float(settings.get("photo_text_weight", 0.25)),
+                             int(settings.get("photo_text_top", 3)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -321,6 +344,27 @@ def _covered(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
     return (nested_shares(boxes, others) >= NESTED_SHARE).any(axis=1)
 
 
+def joined_readings(probabilities: np.ndarray, log_probabilities: np.ndarray,
+                    weight: float, top: int | None = None) -> np.ndarray:
+    """The classifier's (N, 52) ``probabilities`` and a second reader's
+    ``log_probabilities`` of the same crops, the second's times ``weight``, added as
+    log-probabilities -> (N, 52) probabilities. With ``top``, only the classifier's
+    ``top`` likeliest names of each crop are weighed again, and share what the classifier
+    gave them: a box on a pip, which the classifier names with a flat spread, is not made
+    surer than its likeliest names were together."""
+    joint = np.log(np.clip(probabilities, 1e-12, None)) + weight * log_probabilities
+    joint = np.exp(joint - joint.max(axis=1, keepdims=True))
+    if top is None:
+        return (joint / joint.sum(axis=1, keepdims=True)).astype(np.float32)
+    rows = np.arange(len(probabilities))[:, None]
+    likeliest = np.argsort(-probabilities, axis=1)[:, :top]
+    mass = probabilities[rows, likeliest].sum(axis=1, keepdims=True)
+    chosen = joint[rows, likeliest]
+    out = probabilities.astype(np.float32).copy()
+    out[rows, likeliest] = mass * chosen / chosen.sum(axis=1, keepdims=True)
+    return out
+
+
 class CardDetector:
     """Finds corner indices; ``detect`` returns :class:`Detections` in photo pixels."""
 
@@ -341,11 +385,14 @@ class CardDetector:
         self.names = self.locator.names
         self.classifier: CornerClassifier | None = None
         self.photo_classifier: CornerClassifier | None = None
+        self.text_reader: TextReader | None = None
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier)
                 self.photo_classifier = self.classifier if self.info.photo_classifier is None \
                     else CornerClassifier(self.info.photo_classifier)
+                if self.info.photo_text_reader is not None and self.info.photo_text_weight > 0:
+                    self.text_reader = TextReader(self.info.photo_text_reader)
             except ClassifierError as error:
                 raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):
@@ -391,7 +438,8 @@ class CardDetector:
         def name(boxes: Detections) -> Detections:
             return self._name_corners(image, boxes, photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
-                                      self.info.photo_orientations, deck_reads_all=False)
+                                      self.info.photo_orientations, deck_reads_all=False,
+                                      text_reader=self.text_reader)
 
         named = name(found)
         if more is not None:
@@ -446,10 +494,13 @@ class CardDetector:
     def _name_corners(self, image: np.ndarray, found: Detections,
                       classifier: CornerClassifier, margins: tuple[float, ...] = (MARGIN,),
                       weights: tuple[float, ...] = (1.0,), orientations: int = 2,
-                      deck_reads_all: bool = True) -> Detections:
+                      deck_reads_all: bool = True,
+                      text_reader: TextReader | None = None) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
-        each in ``orientations`` turns (``ModelInfo.photo_orientations``).
+        each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
+        ``text_reader`` reads the ``MARGIN`` crops too, and its log-probabilities, times
+        ``ModelInfo.photo_text_weight``, join the classifier's (not a learned deck's).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -467,8 +518,19 @@ class CardDetector:
             return views[margin]
 
         def read() -> np.ndarray:
-            return classifier.views_probabilities([cut(m) for m in margins], weights=weights,
-                                                  orientations=orientations)
+            probabilities = classifier.views_probabilities([cut(m) for m in margins],
+                                                           weights=weights,
+                                                           orientations=orientations)
+            if text_reader is None:
+                return probabilities
+            # A name the classifier is sure of is not read again: the text reader costs
+            # about 5 ms a crop, and a sure name is right (models/README.md, "Session 18").
+            unsure = np.flatnonzero(probabilities.max(axis=1) < SURE_NAME)
+            if len(unsure):
+                probabilities[unsure] = joined_readings(
+                    probabilities[unsure], text_reader.log_probabilities(cut(MARGIN)[unsure]),
+                    self.info.photo_text_weight, self.info.photo_text_top)
+            return probabilities
 
         probabilities = None
         if self.deck is not None:

@@ -80,3 +80,16 @@ def classifier_input(crops: np.ndarray) -> np.ndarray:
     """(N, CROP, CROP, 3) uint8 RGB crops as the classifier takes them: (N, 3, CROP, CROP)
     in [0, 1]."""
     return crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+
+
+TEXT_SIDE = 48  # the text recogniser's input height; corner crops are read square
+
+
+def text_input(crops: np.ndarray) -> np.ndarray:
+    """(N, CROP, CROP, 3) uint8 RGB crops as the text recogniser (PP-OCRv4, trained on
+    OpenCV's BGR) takes them: (N, 3, TEXT_SIDE, TEXT_SIDE) in [-1, 1]."""
+    if len(crops) == 0:
+        return np.zeros((0, 3, TEXT_SIDE, TEXT_SIDE), np.float32)
+    sized = np.stack([cv2.resize(np.ascontiguousarray(crop[:, :, ::-1]), (TEXT_SIDE, TEXT_SIDE),
+                                 interpolation=cv2.INTER_LINEAR) for crop in crops])
+    return ((sized.astype(np.float32) / 255.0 - 0.5) / 0.5).transpose(0, 3, 1, 2).copy()

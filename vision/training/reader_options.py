@@ -6,27 +6,36 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 from vision.detector import ModelInfo
 
 # The flags ``add_photo_options`` adds, as argparse names them.
 PHOTO_OPTIONS = ("photo_index_px", "photo_margins", "photo_view_weights",
-                 "photo_orientations")
+                 "photo_orientations", "photo_text_reader", "photo_text_weight",
+                 "photo_text_top")
+
+
+# Each option: its type, how many values (None: one), and what it sets.
+_PHOTO_FLAGS: tuple[tuple[str, type, str | None, str], ...] = (
+    ("--photo-index-px", float, None, "the index size it reads at"),
+    ("--photo-margins", float, "+", "the crop margins each corner is named from"),
+    ("--photo-view-weights", float, "+", "each margin's weight"),
+    ("--photo-orientations", int, None, "the turns each crop is read in, 1 2 4 or 8"),
+    ("--photo-text-reader", Path, None, "a text reader's ONNX model, read beside the "
+                                        "classifier"),
+    ("--photo-text-weight", float, None, "the text reader's weight; 0 reads without it"),
+    ("--photo-text-top", int, None, "how many of the classifier's likeliest names the text "
+                                    "reader weighs again"),
+)
 
 
 def add_photo_options(parser: argparse.ArgumentParser, note: str = "") -> None:
     """``note`` leads each help text (e.g. "with --reader: ")."""
-    parser.add_argument("--photo-index-px", type=float, default=None,
-                        help=f"{note}photo mode: the index size it reads at (default: shipped)")
-    parser.add_argument("--photo-margins", type=float, nargs="+", default=None,
-                        help=f"{note}photo mode: the crop margins each corner is named from "
-                             "(default: shipped)")
-    parser.add_argument("--photo-view-weights", type=float, nargs="+", default=None,
-                        help=f"{note}photo mode: each margin's weight (default: shipped)")
-    parser.add_argument("--photo-orientations", type=int, default=None,
-                        help=f"{note}photo mode: the turns each crop is read in, 1 2 4 or 8 "
-                             "(default: shipped)")
+    for flag, kind, nargs, sets in _PHOTO_FLAGS:
+        parser.add_argument(flag, type=kind, nargs=nargs, default=None,
+                            help=f"{note}photo mode: {sets} (default: shipped)")
 
 
 def photo_changes(args: argparse.Namespace) -> dict[str, Any]:

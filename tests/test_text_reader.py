@@ -1,0 +1,229 @@
+"""Photo mode's second reader of corner crops: a text recogniser's features with a head
+fitted on our crops (vision.classifier.TextReader, vision.training.text_features)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from engine.cards import CARD_NAMES
+from vision.classifier import TextReader
+from vision.detections import Detections
+from vision.detector import CardDetector, ModelError, ModelInfo, default_model, joined_readings
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+SCENES = Path(__file__).resolve().parent / "data" / "scenes"
+
+
+def _distribution(card: str, share: float) -> np.ndarray:
+    probs = np.full(52, (1 - share) / 51, np.float32)
+    probs[CARD_NAMES.index(card)] = share
+    return probs
+
+
+def test_two_readers_that_agree_are_surer_than_either() -> None:
+    classifier = np.stack([_distribution("Qh", 0.7)])
+    text = np.log(np.stack([_distribution("Qh", 0.6)]))
+    joined = joined_readings(classifier, text, 0.25)
+    assert joined.argmax() == CARD_NAMES.index("Qh")
+    assert joined.max() > 0.7
+    assert np.allclose(joined.sum(axis=1), 1.0)
+
+
+def test_the_text_reader_tips_a_close_call_but_not_a_clear_one() -> None:
+    close = np.zeros((1, 52), np.float32) + 0.1 / 50
+    close[0, CARD_NAMES.index("6s")], close[0, CARD_NAMES.index("9s")] = 0.46, 0.44
+    says_nine = np.log(np.stack([_distribution("9s", 0.9)]))
+    assert CARD_NAMES[int(joined_readings(close, says_nine, 0.25).argmax())] == "9s"
+    clear = np.stack([_distribution("6s", 0.95)])
+    assert CARD_NAMES[int(joined_readings(clear, says_nine, 0.25).argmax())] == "6s"
+    assert np.allclose(joined_readings(close, says_nine, 0.0), close, atol=1e-6)
+
+
+def test_a_flat_reading_is_not_made_surer_than_its_likeliest_names() -> None:
+    # A box on a pip: the classifier spreads its belief (0.2, 0.15, 0.1 on three names);
+    # a text reader sure of the third may move it to the top, but only within the 0.45
+    # the classifier gave those three, and the other names keep their shares.
+    flat = np.full((1, 52), 0.55 / 49, np.float32)
+    for card, share in (("Kc", 0.2), ("Qc", 0.15), ("Jc", 0.1)):
+        flat[0, CARD_NAMES.index(card)] = share
+    says_jack = np.log(np.stack([_distribution("Jc", 0.999)]))
+    joined = joined_readings(flat, says_jack, 0.25, top=3)
+    assert CARD_NAMES[int(joined.argmax())] == "Jc"
+    assert joined.max() <= 0.45 + 1e-6
+    assert np.allclose(joined.sum(), 1.0)
+    others = [i for i, card in enumerate(CARD_NAMES) if card not in ("Kc", "Qc", "Jc")]
+    assert np.allclose(joined[0, others], flat[0, others])
+    assert joined_readings(flat, says_jack, 0.25).max() > 0.45  # unbounded, it would be
+    with pytest.raises(ModelError, match="photo_text_top"):
+        ModelInfo(MODELS / "cards.onnx", photo_text_top=1)
+
+
+def test_the_shipped_text_reader_is_named_and_present(tmp_path: Path) -> None:
+    shipped = json.loads((MODELS / "cards.json").read_text())
+    if "photo_text_reader" in shipped:
+        assert default_model().photo_text_reader == MODELS / shipped["photo_text_reader"]
+    (tmp_path / "cards.onnx").write_bytes(b"")
+    (tmp_path / "cards.json").write_text(json.dumps({"photo_text_reader": "gone.onnx"}))
+    with pytest.raises(ModelError, match=r"photo_text_reader gone\.onnx"):
+        default_model(tmp_path)
+    with pytest.raises(ModelError, match="photo_text_weight"):
+        ModelInfo(tmp_path / "cards.onnx", photo_text_weight=-0.1)
+
+
+def test_a_text_reader_that_cannot_be_loaded_says_which(tmp_path: Path) -> None:
+    from vision.classifier import ClassifierError
+
+    broken = tmp_path / "text.onnx"
+    broken.write_bytes(b"not a model")
+    with pytest.raises(ClassifierError, match="text reader"):
+        TextReader(broken)
+
+
+def test_the_shipped_text_reader_reads_a_crop_and_its_half_turn_alike() -> None:
+    info = default_model()
+    if info.photo_text_reader is None:
+        pytest.skip("no text reader shipped")
+    reader = TextReader(info.photo_text_reader)
+    rng = np.random.default_rng(0)
+    crops = rng.integers(0, 255, (3, 40, 40, 3), dtype=np.uint8)
+    log_probs = reader.log_probabilities(crops)
+    assert log_probs.shape == (3, 52)
+    # Two readings' log-probabilities averaged: a geometric mean, at most 1 in all.
+    assert (np.exp(log_probs).sum(axis=1) <= 1 + 1e-4).all()
+    turned = reader.log_probabilities(np.ascontiguousarray(crops[:, ::-1, ::-1]))
+    assert np.allclose(log_probs, turned, atol=1e-4)
+    assert reader.log_probabilities(crops[:0]).shape == (0, 52)
+
+
+class _FixedLocator:
+    names = ("item",)
+    dynamic = True
+
+    def __init__(self, boxes: np.ndarray) -> None:
+        self.boxes = boxes
+
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
+        n = len(self.boxes)
+        return Detections(self.boxes.astype(np.float32), np.full(n, 0.9, np.float32),
+                          np.zeros(n, np.int64), self.names)
+
+
+def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
+    # Six corners: the classifier is sure of three (8d at 0.999) and torn on three (8d at
+    # 0.5, 6d at 0.45), where the text reader says 6d. Only the unsure crops are read again, and the
+    # text reader's weight decides how far it moves them. Live mode never asks it.
+    image = np.zeros((960, 1280, 3), np.uint8)
+    boxes = np.array([[100 + 150 * k, 300, 150 + 150 * k, 380] for k in range(6)], float)
+    asked: list[int] = []
+
+    class Classifier:
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            torn = _distribution("8d", 0.5)
+            torn[CARD_NAMES.index("6d")] = 0.45
+            torn /= torn.sum()
+            return np.stack([_distribution("8d", 0.999) if k % 2 else torn
+                             for k in range(len(views[0]))])
+
+    class Text:
+        def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
+            asked.append(len(crops))
+            return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
+
+    info = dataclasses.replace(default_model(), photo_text_weight=0.25)
+    reader = CardDetector(info, locator=_FixedLocator(boxes))
+    reader.photo_classifier = Classifier()  # type: ignore[assignment]
+    reader.classifier = Classifier()  # type: ignore[assignment]
+    reader.text_reader = Text()  # type: ignore[assignment]
+    found = reader.detect(image, "photo")
+    assert asked == [3]
+    assert sorted(found.labels) == ["6d"] * 3 + ["8d"] * 3
+    reader.detect(image, "live")
+    assert asked == [3]
+
+
+def test_a_photo_reads_with_or_without_the_text_reader(tmp_path: Path) -> None:
+    info = default_model()
+    if info.photo_text_reader is None:
+        pytest.skip("no text reader shipped")
+    image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
+    truth = set(json.loads((SCENES / "scene-01-spread.json").read_text())["cards"])
+    for weight in (0.0, info.photo_text_weight):
+        reader = CardDetector(dataclasses.replace(info, photo_text_weight=weight))
+        assert (reader.text_reader is None) == (weight == 0)
+        found = set(reader.detect(image, "photo").labels)
+        assert len(found & truth) >= 12, weight
+
+    # Without the file cards.json names, the reader says so.
+    models = tmp_path / "models"
+    models.mkdir()
+    for file in (info.weights, info.classifier):
+        assert file is not None
+        shutil.copy(file, models / file.name)
+    settings = json.loads((MODELS / "cards.json").read_text())
+    for key in ("table_detector", "photo_classifier"):
+        settings.pop(key, None)
+    (models / "cards.json").write_text(json.dumps(settings))
+    with pytest.raises(ModelError, match="photo_text_reader"):
+        default_model(models)
+
+
+def test_the_head_is_appended_to_the_recogniser_as_fitted(tmp_path: Path) -> None:
+    # A stand-in recogniser with the two tapped tensors (the real one ships in the
+    # rapidocr wheel, which only the workshop installs): the exported model's logits are
+    # the fitted head's on the taps' features.
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    from vision.netinput import text_input
+    from vision.training.text_features import TAPS, LinearHead, export, flat_features
+
+    pool = helper.make_node("GlobalAveragePool", ["x"], [TAPS[0]])
+    peak = helper.make_node("GlobalMaxPool", ["x"], ["peak"])
+    shape = helper.make_tensor("shape", TensorProto.INT64, [3], [0, 1, 3])
+    sequence = helper.make_node("Reshape", ["peak", "shape"], [TAPS[1]])
+    graph = helper.make_graph(
+        [pool, peak, sequence], "stand-in",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 3, 48, 48])],
+        [helper.make_tensor_value_info(TAPS[1], TensorProto.FLOAT, None)], [shape])
+    recogniser = tmp_path / "rec.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]),
+              str(recogniser))
+
+    rng = np.random.default_rng(1)
+    head = LinearHead(rng.normal(size=6).astype(np.float32),
+                      rng.uniform(0.5, 2, 6).astype(np.float32),
+                      rng.normal(size=(52, 6)).astype(np.float32),
+                      rng.normal(size=52).astype(np.float32))
+    out = tmp_path / "text.onnx"
+    export(head, recogniser, out)
+
+    import onnxruntime as ort
+
+    crops = rng.integers(0, 255, (4, 40, 40, 3), dtype=np.uint8)
+    x = text_input(crops)
+    features = flat_features([x.mean(axis=(2, 3), keepdims=True),
+                              x.max(axis=(2, 3)).reshape(4, 1, 3)])
+    logits = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(
+        None, {"x": x})[0]
+    assert np.allclose(logits, head.logits(features), atol=1e-4)
+
+
+def test_the_workshop_names_a_crop_file_it_cannot_find(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:
+    from vision.training import text_features
+
+    assert text_features.main(["features", str(tmp_path / "none.npz")]) == 2
+    assert "no such crop file" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="not made"):
+        text_features.load_features("no-such-crops")
