@@ -18,6 +18,9 @@ from vision.detections import Detections
 from vision.detector import CardDetector, ModelError, ModelInfo, default_model, joined_readings
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+# Measured in session 18 and not run by the reader (cards.json does not name it): kept so
+# the candidate can be measured again on any machine without the recogniser's wheel.
+CANDIDATE = MODELS / "corner-text.onnx"
 SCENES = Path(__file__).resolve().parent / "data" / "scenes"
 
 
@@ -86,11 +89,8 @@ def test_a_text_reader_that_cannot_be_loaded_says_which(tmp_path: Path) -> None:
         TextReader(broken)
 
 
-def test_the_shipped_text_reader_reads_a_crop_and_its_half_turn_alike() -> None:
-    info = default_model()
-    if info.photo_text_reader is None:
-        pytest.skip("no text reader shipped")
-    reader = TextReader(info.photo_text_reader)
+def test_the_text_reader_reads_a_crop_and_its_half_turn_alike() -> None:
+    reader = TextReader(CANDIDATE)
     rng = np.random.default_rng(0)
     crops = rng.integers(0, 255, (3, 40, 40, 3), dtype=np.uint8)
     log_probs = reader.log_probabilities(crops)
@@ -152,9 +152,7 @@ def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
 
 
 def test_a_photo_reads_with_or_without_the_text_reader(tmp_path: Path) -> None:
-    info = default_model()
-    if info.photo_text_reader is None:
-        pytest.skip("no text reader shipped")
+    info = dataclasses.replace(default_model(), photo_text_reader=CANDIDATE)
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     truth = set(json.loads((SCENES / "scene-01-spread.json").read_text())["cards"])
     for weight in (0.0, info.photo_text_weight):
@@ -172,16 +170,19 @@ def test_a_photo_reads_with_or_without_the_text_reader(tmp_path: Path) -> None:
     settings = json.loads((MODELS / "cards.json").read_text())
     for key in ("table_detector", "photo_classifier"):
         settings.pop(key, None)
+    settings["photo_text_reader"] = CANDIDATE.name
     (models / "cards.json").write_text(json.dumps(settings))
     with pytest.raises(ModelError, match="photo_text_reader"):
         default_model(models)
+    shutil.copy(CANDIDATE, models / CANDIDATE.name)
+    assert default_model(models).photo_text_reader == models / CANDIDATE.name
 
 
 def test_the_head_is_appended_to_the_recogniser_as_fitted(tmp_path: Path) -> None:
     # A stand-in recogniser with the two tapped tensors (the real one ships in the
     # rapidocr wheel, which only the workshop installs): the exported model's logits are
     # the fitted head's on the taps' features.
-    onnx = pytest.importorskip("onnx")
+    import onnx
     from onnx import TensorProto, helper
 
     from vision.netinput import text_input
