@@ -128,7 +128,8 @@ class TextReader:
     (PP-OCRv4, which has seen far more typefaces than our renders) with a linear head
     fitted on our crops (``vision.training.text_features``). Alone it names crops worse
     than the classifier; its log-probabilities, weighted, are added to the classifier's,
-    where the two networks' different errors partly cancel (models/README.md,
+    where the two networks' different errors partly cancel. Crop by crop that names more
+    corners right; in whole photos it was measured and is not run (models/README.md,
     "Session 18")."""
 
     def __init__(self, weights: Path, threads: int = 2) -> None:

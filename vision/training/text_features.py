@@ -3,15 +3,17 @@
     pip install -e .[ocr-study]
     python -m vision.training.text_features features CROPS.npz ...
     python -m vision.training.text_features lodo --extra crops-train font-crops
-    python -m vision.training.text_features head --train A B ... --out models/corner-text-int8.onnx
+    python -m vision.training.text_features head --train A B ... --out models/corner-text.onnx
 
 The rank glyph is text, and RapidOCR's PP-OCRv4 recogniser (Apache-2.0, its ONNX weights
 inside the ``rapidocr-onnxruntime`` wheel: nothing is downloaded) has seen far more
 typefaces than we render. Read as text it names few corners (``ocr_report``), so here its
 inner features are tapped instead: the backbone's last pooled map (480 x 6 at a 48-pixel
 crop) and the sequence neck's output (6 x 120). A linear head on those 3,600 values, fitted
-on our crop files, names the 52 cards; photo mode adds its log-probabilities, weighted, to
-the corner classifier's (``vision.classifier.TextReader``).
+on our crop files, names the 52 cards; photo mode can add its log-probabilities, weighted,
+to the corner classifier's (``vision.classifier.TextReader``) where ``cards.json`` names it.
+It does not: measured in session 18, it read the tune sets better and the held-out sets no
+better (models/README.md, "Session 18").
 
 ``features`` caches each crop file's features beside it (``NAME.text.npz``: the crops as
 they are and turned half round); ``lodo`` fits a head without each real deck and reads
