@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -37,11 +38,7 @@ class CornerClassifier:
     ``engine.cards.CARD_NAMES`` order), ``classify`` its best name and confidence."""
 
     def __init__(self, weights: Path = DEFAULT_WEIGHTS, threads: int = 2) -> None:
-        try:
-            self.session = cpu_session(weights, threads)
-        except Exception as error:  # onnxruntime raises its own exception types
-            raise ClassifierError(f"cannot load classifier {weights}: {error}") from None
-        self.input = self.session.get_inputs()[0].name
+        self.session, self.input = _opened(weights, threads, "classifier")
 
     def probabilities(self, crops: np.ndarray, mirrored: bool = True,
                       orientations: int | None = None) -> np.ndarray:
@@ -90,9 +87,7 @@ class CornerClassifier:
         if n == 0:
             return np.zeros((0, 52), np.float32)
         batch = _turned(np.concatenate([classifier_input(view) for view in views]), turns)
-        logits = self.session.run(None, {self.input: batch})[0]
-        log_probs = logits - logits.max(axis=1, keepdims=True)
-        log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
+        log_probs = log_softmax(self.session.run(None, {self.input: batch})[0])
         share = np.ones(len(views)) if weights is None else np.asarray(weights, np.float64)
         share = np.tile(share, turns)
         joint = np.tensordot(share / share.sum(), log_probs.reshape(-1, n, log_probs.shape[1]),
@@ -108,6 +103,22 @@ class CornerClassifier:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         probs = self.probabilities(crops, mirrored)
         return probs.argmax(axis=1), probs.max(axis=1)
+
+
+def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:
+    """(session, its input's name) for a reader's ONNX model; ClassifierError names
+    ``what`` could not be loaded."""
+    try:
+        session = cpu_session(weights, threads)
+    except Exception as error:  # onnxruntime raises its own exception types
+        raise ClassifierError(f"cannot load {what} {weights}: {error}") from None
+    return session, session.get_inputs()[0].name
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    """(N, K) logits -> (N, K) log-probabilities, row by row."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
 
 
 def _turned(batch: np.ndarray, turns: int) -> np.ndarray:
@@ -133,11 +144,7 @@ class TextReader:
     "Session 18")."""
 
     def __init__(self, weights: Path, threads: int = 2) -> None:
-        try:
-            self.session = cpu_session(weights, threads)
-        except Exception as error:  # onnxruntime raises its own exception types
-            raise ClassifierError(f"cannot load text reader {weights}: {error}") from None
-        self.input = self.session.get_inputs()[0].name
+        self.session, self.input = _opened(weights, threads, "text reader")
 
     def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
         """(N, CROP, CROP, 3) uint8 RGB -> (N, 52) log-probabilities: each crop read as it
@@ -146,8 +153,6 @@ class TextReader:
         if len(crops) == 0:
             return np.zeros((0, 52), np.float32)
         both = text_input(np.concatenate([crops, crops[:, ::-1, ::-1]]))
-        logits = self.session.run(None, {self.input: both})[0].astype(np.float64)
-        shifted = logits - logits.max(axis=1, keepdims=True)
-        log_probs = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        log_probs = log_softmax(self.session.run(None, {self.input: both})[0].astype(np.float64))
         n = len(crops)
         return ((log_probs[:n] + log_probs[n:]) / 2).astype(np.float32)

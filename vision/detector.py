@@ -136,6 +136,17 @@ class ModelInfo:
         return {"min_lone_confidence": self.min_lone_conf}
 
 
+def _named_file(settings: dict[str, object], key: str, models: Path) -> Path | None:
+    """The optional model file ``cards.json`` names under ``key``; None when it names none.
+    Raises ModelError when the file it names is not in ``models``."""
+    if key not in settings:
+        return None
+    path = models / str(settings[key])
+    if not path.exists():
+        raise ModelError(f"cards.json names {key} {path.name}, which is not in {models}")
+    return path
+
+
 def default_model(models: Path = MODELS) -> ModelInfo:
     """The shipped model: files and thresholds from ``cards.json``.
 
@@ -146,21 +157,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
     if meta.exists():
         settings = json.loads(meta.read_text())
     classifier = models / str(settings.get("classifier", "corner-classifier.onnx"))
-    photo_classifier = models / str(settings["photo_classifier"]) \
-        if "photo_classifier" in settings else None
-    if photo_classifier is not None and not photo_classifier.exists():
-        raise ModelError(f"cards.json names photo_classifier {photo_classifier.name}, which "
-                         f"is not in {models}")
-    table_weights = models / str(settings["table_detector"]) \
-        if "table_detector" in settings else None
-    if table_weights is not None and not table_weights.exists():
-        raise ModelError(f"cards.json names table_detector {table_weights.name}, which is "
-                         f"not in {models}")
-    text_reader = models / str(settings["photo_text_reader"]) \
-        if "photo_text_reader" in settings else None
-    if text_reader is not None and not text_reader.exists():
-        raise ModelError(f"cards.json names photo_text_reader {text_reader.name}, which is "
-                         f"not in {models}")
+    photo_classifier = _named_file(settings, "photo_classifier", models)
+    table_weights = _named_file(settings, "table_detector", models)
+    text_reader = _named_file(settings, "photo_text_reader", models)
     named = [str(settings["detector"])] if "detector" in settings else []
     for name in (*named, "cards.onnx"):
         if (models / name).exists():

@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 
-def cpu_session(weights: Path, threads: int = 2) -> Any:  # -> onnxruntime.InferenceSession
-    """Raises onnxruntime's own exceptions for a missing or unusable file: the caller says
-    which model it was."""
+def cpu_session(weights: Path | bytes, threads: int = 2) -> Any:  # -> ort.InferenceSession
+    """``weights``: the model's file, or the model itself serialised (the workshop builds
+    some in memory). Raises onnxruntime's own exceptions for a missing or unusable file:
+    the caller says which model it was."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(weights), options, providers=["CPUExecutionProvider"])
+    model = weights if isinstance(weights, bytes) else str(weights)
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])

@@ -32,11 +32,14 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from engine.cards import CARD_NAMES
+from vision.classifier import log_softmax
 from vision.netinput import text_input
+from vision.session import cpu_session
 
 GENERATED = Path(__file__).resolve().parents[2] / "datasets" / "generated"
 # The recogniser's tensors tapped: the backbone's pooled map and the neck's sequence.
@@ -63,7 +66,7 @@ def recogniser_path() -> Path:
     return found[0]
 
 
-def tapped(recogniser: Path) -> object:
+def tapped(recogniser: Path) -> Any:
     """The recogniser cut at ``TAPS``: an onnx ModelProto from input ``x`` to the taps."""
     import onnx
 
@@ -82,12 +85,7 @@ def flat_features(outputs: Sequence[np.ndarray]) -> np.ndarray:
 
 def feature_reader(recogniser: Path) -> Callable[[np.ndarray], np.ndarray]:
     """crops (N, CROP, CROP, 3) RGB uint8 -> (N, FEATURES) float32."""
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 2
-    session = ort.InferenceSession(tapped(recogniser).SerializeToString(), options,
-                                   providers=["CPUExecutionProvider"])
+    session = cpu_session(tapped(recogniser).SerializeToString())
 
     def read(crops: np.ndarray, batch: int = 256) -> np.ndarray:
         parts = [flat_features(session.run(list(TAPS), {"x": text_input(crops[i:i + batch])}))
@@ -136,12 +134,7 @@ class LinearHead:
 
     def log_probabilities(self, upright: np.ndarray, turned: np.ndarray) -> np.ndarray:
         """Both turns' log-probabilities averaged, as the reader reads a crop."""
-        return (_log_softmax(self.logits(upright)) + _log_softmax(self.logits(turned))) / 2
-
-
-def _log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        return (log_softmax(self.logits(upright)) + log_softmax(self.logits(turned))) / 2
 
 
 def fit_head(features: np.ndarray, labels: np.ndarray, epochs: int = 12,
