@@ -353,3 +353,120 @@ def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys
     assert main(["average", "--states", str(states[0]), "--out", str(tmp_path / "x.onnx")]) == 2
     assert "two or more" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
+
+
+def _index_and_no_index_files(tmp_path: Path) -> tuple[Path, Path]:
+    """Index crops dark, crops of no index light: a difference a tiny network learns in a
+    few steps."""
+    rng = np.random.default_rng(3)
+    index, none = tmp_path / "index.npz", tmp_path / "none.npz"
+    np.savez(index, images=rng.integers(0, 60, (64, CROP, CROP, 3), np.uint8),
+             labels=rng.integers(0, 52, 64))
+    np.savez(none, images=rng.integers(200, 256, (64, CROP, CROP, 3), np.uint8),
+             labels=np.full(64, 52))
+    return index, none
+
+
+def test_an_index_head_learns_what_no_index_looks_like_and_reads_as_a_second_output(
+        tmp_path) -> None:
+    from vision.classifier import CornerClassifier
+    from vision.training.train_classifier import NOT_INDEX, train
+
+    index, none = _index_and_no_index_files(tmp_path)
+    assert NOT_INDEX == 52
+    out = tmp_path / "net.onnx"
+    history = train([index, none], [index, none], out, epochs=4, seed=0, batch_size=32,
+                    per_epoch=256, lr=1e-2, channels=(8, 8, 8), index_head=True)
+    # The crops of no index teach the head only: they have no name to be right about.
+    assert set(history["val_accuracy"]) == {"index", "index:index", "none:index"}
+    classifier = CornerClassifier(out)
+    assert classifier.judges_index
+    crops = [np.load(index)["images"][:5], np.load(none)["images"][:5]]
+    probabilities, judged = classifier.views_reading([np.concatenate(crops)],
+                                                     orientations=4)
+    assert probabilities.shape == (10, 52) and judged is not None and judged.shape == (10,)
+    assert np.allclose(probabilities.sum(axis=1), 1, atol=1e-5)
+    assert judged[:5].min() > judged[5:].max()
+    assert classifier.views_reading([crops[0][:0]])[1].shape == (0,)  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="need the index head"):
+        train([index, none], [index], out, epochs=1, seed=0, channels=(8, 8, 8))
+
+
+def test_the_index_head_trained_alone_leaves_the_names_as_they_were(tmp_path,
+                                                                    capsys) -> None:
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    index, none = _index_and_no_index_files(tmp_path)
+    trained = build_network((8, 8, 8))
+    for module in trained.modules():  # batch norm's statistics as a trained network has them
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+    state = tmp_path / "trained.pt"
+    torch.save(trained.state_dict(), state)
+    out = tmp_path / "judged.onnx"
+    assert main(["train", "--train", str(index), str(none), "--val", str(index), "--out",
+                 str(out), "--epochs", "2", "--per-epoch", "128", "--batch", "32",
+                 "--channels", "8", "8", "8", "--init", str(state), "--index-head",
+                 "--index-only"]) == 0
+    after = torch.load(out.with_suffix(".pt"))
+    for name, value in trained.state_dict().items():
+        assert torch.equal(after[name], value), name
+    assert not torch.equal(after["index.weight"], build_network((8, 8, 8), True).index.weight)
+    session = ort.InferenceSession(str(out))
+    crops = np.random.default_rng(0).random((3, 3, CROP, CROP)).astype(np.float32)
+    trained.eval()
+    names, judged = session.run(None, {"crops": crops})
+    assert np.allclose(names, trained(torch.from_numpy(crops)).detach().numpy(), atol=1e-5)
+    assert judged.shape == (3, 1)
+    capsys.readouterr()
+    assert main(["train", "--train", str(index), "--val", str(index), "--out", str(out),
+                 "--channels", "8", "8", "8", "--index-only"]) == 2
+    assert "--index-head and a trained network" in capsys.readouterr().err
+
+
+def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
+    import dataclasses
+
+    from vision.detections import Detections
+    from vision.detector import ModelError, default_model
+
+    judged = np.array([0.9, 0.2, 0.6], np.float32)
+    asked: list[str] = []
+
+    class Judging:
+        judges_index = True
+
+        @staticmethod
+        def _as(views: list[np.ndarray]) -> np.ndarray:
+            probabilities = np.full((len(views[0]), 52), 0.01 / 51, np.float32)
+            probabilities[:, 0] = 0.99
+            return probabilities
+
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            asked.append("names")
+            return self._as(views)
+
+        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            asked.append("names and index")
+            return self._as(views), judged[:len(views[0])]
+
+    boxes = np.array([[10, 10, 30, 40]] * 3, np.float32) + np.arange(3)[:, None] * 50
+    found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
+    image = np.zeros((400, 400, 3), np.uint8)
+    for bar, kept in ((0.5, [0, 2]), (0.0, [0, 1, 2])):
+        reader = CardDetector(dataclasses.replace(default_model(), photo_min_index=bar))
+        reader.photo_classifier = Judging()  # type: ignore[assignment]
+        named = reader._name_corners(image, found, reader.photo_classifier)
+        assert (named.xyxy[:, 0] // 50).astype(int).tolist() == kept
+    # Off (0), the index is not asked for; live mode's classifier is never asked either.
+    assert asked == ["names and index", "names"]
+    live = reader._name_corners(image, found, Judging())  # type: ignore[arg-type]
+    assert len(live) == 3 and asked[-1] == "names"
+    with pytest.raises(ModelError, match=r"photo_min_index 1\.0 is a probability"):
+        dataclasses.replace(default_model(), photo_min_index=1.0)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from conftest import SHARED
 
@@ -96,3 +97,36 @@ def test_deck_crops_can_hold_a_deck_out() -> None:
     assert crops and {kind_of[photo] for _, _, photo in crops} == {"webcam-handheld"}
     with pytest.raises(ValueError, match="phone-black, phone-white, webcam-handheld"):
         list(labelled_corner_crops("holdout", REAL_DECKS, kinds=["red-deck"]))
+
+
+def test_mined_boxes_of_no_index_keep_out_what_may_be_an_index() -> None:
+    from engine.cards import CARD_NAMES
+    from vision.detections import Detections
+    from vision.training.negatives import no_index_boxes
+
+    def named(card: str, second: str) -> np.ndarray:
+        row = np.linspace(0.003, 0.001, 52, dtype=np.float32)  # the third name: 2s
+        row[CARD_NAMES.index(card)], row[CARD_NAMES.index(second)] = 0.6, 0.3
+        return row
+
+    boxes = np.array([[100, 100, 120, 130],   # on a labelled corner
+                      [300, 300, 320, 330],   # a pip named as a card not in the photo
+                      [500, 300, 520, 330],   # its second name is a card of the photo
+                      [10, 300, 30, 330],     # at the photo's edge
+                      [300, 500, 320, 530]],  # a rank of the photo, another suit
+                     np.float32)
+    probabilities = np.stack([named("Kc", "Jh"), named("Ks", "Kc"), named("Qh", "9d"),
+                              named("Ks", "Kc"), named("9s", "Kc")])
+    found = Detections(boxes, np.full(5, 0.5, np.float32), probabilities.argmax(axis=1),
+                       CARD_NAMES, probabilities)
+    corners = np.array([[98, 98, 122, 132]], float)
+    present = {"Jd", "9d", "9h"}
+    shape = (800, 800, 3)
+    assert no_index_boxes(found, present, corners, shape).tolist() == \
+        boxes[[1, 3, 4]].tolist()
+    assert no_index_boxes(found, present, corners, shape, edge_share=0.12).tolist() == \
+        boxes[[1, 4]].tolist()
+    assert no_index_boxes(found, present, corners, shape, by_rank=True).tolist() == \
+        boxes[[1, 3]].tolist()
+    # Whole-card labels (real-photos-dev): no corner boxes to keep clear of.
+    assert len(no_index_boxes(found, present, None, shape)) == 4

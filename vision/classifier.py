@@ -39,6 +39,9 @@ class CornerClassifier:
 
     def __init__(self, weights: Path = DEFAULT_WEIGHTS, threads: int = 2) -> None:
         self.session, self.input = _opened(weights, threads, "classifier")
+        # A second output, when the model has one, is its index head's logit: whether the
+        # crop shows a corner index at all (vision.training.train_classifier.build_network).
+        self.judges_index = len(self.session.get_outputs()) > 1
 
     def probabilities(self, crops: np.ndarray, mirrored: bool = True,
                       orientations: int | None = None) -> np.ndarray:
@@ -65,36 +68,53 @@ class CornerClassifier:
         readings: on the black deck of ``real-decks-dev`` (gold and silver indices) this
         names 73 % of its held-out corners right instead of 3 %, and on light decks it
         changes almost nothing (rendered held-out crops 0.947 -> 0.946)."""
+        return self.views_reading(views, mirrored, weights, orientations)[0]
+
+    def views_reading(self, views: Sequence[np.ndarray], mirrored: bool = True,
+                      weights: Sequence[float] | None = None,
+                      orientations: int | None = None
+                      ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``views_probabilities``, and (N,) the probability that each crop shows a corner
+        index at all when the model judges that (``judges_index``; else None): its index
+        logits averaged over the same readings, of the reading kept."""
         turns = orientations if orientations is not None else 2 if mirrored else 1
         if turns not in ORIENTATIONS:
             raise ClassifierError(f"orientations {turns}: choose one of "
                                   f"{', '.join(map(str, ORIENTATIONS))}")
         n = len(views[0]) if views else 0
         if n == 0:
-            return np.zeros((0, 52), np.float32)
+            return np.zeros((0, 52), np.float32), \
+                np.zeros(0, np.float32) if self.judges_index else None
         light = np.flatnonzero(light_on_dark(views[0]))
         # The inverted copies ride in the same run of the network as the rest.
-        both = self._joint_probabilities(
+        both, index_both = self._joint_probabilities(
             [np.concatenate([view, 255 - view[light]]) for view in views], turns, weights)
         probs, inverted = both[:n], both[n:]
         surer = inverted.max(axis=1) > probs[light].max(axis=1)
         probs[light[surer]] = inverted[surer]
-        return probs
+        index = None
+        if index_both is not None:
+            index = index_both[:n]
+            index[light[surer]] = index_both[n:][surer]
+        return probs, index
 
     def _joint_probabilities(self, views: Sequence[np.ndarray], turns: int,
-                             weights: Sequence[float] | None) -> np.ndarray:
-        n = len(views[0]) if views else 0
-        if n == 0:
-            return np.zeros((0, 52), np.float32)
+                             weights: Sequence[float] | None
+                             ) -> tuple[np.ndarray, np.ndarray | None]:
+        n = len(views[0])
         batch = _turned(np.concatenate([classifier_input(view) for view in views]), turns)
-        log_probs = log_softmax(self.session.run(None, {self.input: batch})[0])
+        outputs = self.session.run(None, {self.input: batch})
+        log_probs = log_softmax(outputs[0])
         share = np.ones(len(views)) if weights is None else np.asarray(weights, np.float64)
         share = np.tile(share, turns)
-        joint = np.tensordot(share / share.sum(), log_probs.reshape(-1, n, log_probs.shape[1]),
-                             axes=1)
+        share = share / share.sum()
+        joint = np.tensordot(share, log_probs.reshape(-1, n, log_probs.shape[1]), axes=1)
         probs = np.exp(joint - joint.max(axis=1, keepdims=True))
         probs /= probs.sum(axis=1, keepdims=True)
-        return probs.astype(np.float32)
+        if not self.judges_index:
+            return probs.astype(np.float32), None
+        logit = np.tensordot(share, outputs[1].reshape(-1, n), axes=1)
+        return probs.astype(np.float32), (1 / (1 + np.exp(-logit))).astype(np.float32)
 
     def classify(self, crops: np.ndarray, mirrored: bool = True
                  ) -> tuple[np.ndarray, np.ndarray]:

@@ -100,6 +100,11 @@ class ModelInfo:
     # ... and weighs again only the classifier's ``photo_text_top`` likeliest names of a
     # crop, within what the classifier gave them (``joined_readings``).
     photo_text_top: int = 3
+    # Photo and table modes drop a box whose crops the photo classifier judges to show a
+    # corner index with less than this probability, when its model judges that (an index
+    # head, vision.classifier.CornerClassifier.judges_index): a pip or court art boxed by
+    # the detector is then no card. 0: every box is named.
+    photo_min_index: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -113,6 +118,9 @@ class ModelInfo:
         if not 2 <= self.photo_text_top <= 52:
             raise ModelError(f"cards.json: photo_text_top {self.photo_text_top}: choose 2 "
                              "to 52 names")
+        if not 0 <= self.photo_min_index < 1:
+            raise ModelError(f"cards.json: photo_min_index {self.photo_min_index} is a "
+                             "probability: choose 0 (off) up to below 1")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -182,7 +190,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("table_conf", 0.35)),
                              text_reader,
                              float(settings.get("photo_text_weight", 0.25)),
-                             int(settings.get("photo_text_top", 3)))
+                             int(settings.get("photo_text_top", 3)),
+                             float(settings.get("photo_min_index", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -516,10 +525,20 @@ class CardDetector:
                                           for box in found.xyxy])
             return views[margin]
 
+        # Whether each crop shows an index at all, when photo mode asks its classifier.
+        index_probabilities: np.ndarray | None = None
+        judge_index = classifier is self.photo_classifier and self.info.photo_min_index > 0 \
+            and getattr(classifier, "judges_index", False)
+
         def read() -> np.ndarray:
-            probabilities = classifier.views_probabilities([cut(m) for m in margins],
-                                                           weights=weights,
-                                                           orientations=orientations)
+            nonlocal index_probabilities
+            views = [cut(m) for m in margins]
+            if judge_index:
+                probabilities, index_probabilities = classifier.views_reading(
+                    views, weights=weights, orientations=orientations)
+            else:
+                probabilities = classifier.views_probabilities(views, weights=weights,
+                                                               orientations=orientations)
             if text_reader is None:
                 return probabilities
             # A name the classifier is sure of is not read again: the text reader costs
@@ -542,6 +561,8 @@ class CardDetector:
         classes, confidence = probabilities.argmax(axis=1), probabilities.max(axis=1)
         keep = (confidence >= self.info.min_class_conf) & (
             (found.confidence >= self.info.conf) | (confidence >= self.info.faint_class_conf))
+        if index_probabilities is not None:
+            keep &= index_probabilities >= self.info.photo_min_index
         named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES,
                            probabilities)
         return named[keep]

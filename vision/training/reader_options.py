@@ -14,7 +14,7 @@ from vision.detector import ModelInfo
 # The flags ``add_photo_options`` adds, as argparse names them.
 PHOTO_OPTIONS = ("photo_index_px", "photo_margins", "photo_view_weights",
                  "photo_orientations", "photo_text_reader", "photo_text_weight",
-                 "photo_text_top")
+                 "photo_text_top", "photo_min_index")
 
 
 # Each option: its type, how many values (None: one), and what it sets.
@@ -28,6 +28,8 @@ _PHOTO_FLAGS: tuple[tuple[str, type, str | None, str], ...] = (
     ("--photo-text-weight", float, None, "the text reader's weight; 0 reads without it"),
     ("--photo-text-top", int, None, "how many of the classifier's likeliest names the text "
                                     "reader weighs again"),
+    ("--photo-min-index", float, None, "how sure the classifier's index head must be that a "
+                                       "box shows an index"),
 )
 
 

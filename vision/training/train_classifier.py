@@ -34,6 +34,10 @@ from engine.cards import CARD_NAMES
 from vision.classifier import DEFAULT_WEIGHTS, CornerClassifier
 from vision.netinput import CROP, MARGIN, crop_square
 
+# A crop labelled so shows no corner index (vision.training.negatives); it teaches only
+# the index head.
+NOT_INDEX = len(CARD_NAMES)
+
 # --- training data ---------------------------------------------------------------------
 
 # A crop's margin is drawn from this range of MARGIN's multiples (1.17 to 1.5 times the box).
@@ -100,12 +104,18 @@ assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
 CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
 
 
-def build_network(channels: Sequence[int] = CHANNELS):  # -> torch.nn.Module (torch: training)
-    """A small CNN with two heads, rank (13) and suit (4), joined into 52 log-probabilities.
+def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
+    """A small CNN (a torch module: torch is the workshop's) with two heads, rank (13) and
+    suit (4), joined into 52 log-probabilities.
 
     Naming the rank and the suit separately lets every card teach the glyphs it shares
     with the others (all the sevens, all the spades): 52 independent classes each see a
     quarter or a thirteenth of that data.
+
+    ``index_head``: a third head, one logit, says whether the crop shows a corner index at
+    all (trained on ``vision.training.negatives``' crops of pips, court art and the rest);
+    the network then returns (log-probabilities, index logits), and the ONNX model has
+    both as outputs (``vision.classifier.CornerClassifier.index_probabilities``).
     """
     import torch
     import torch.nn as nn
@@ -127,12 +137,14 @@ def build_network(channels: Sequence[int] = CHANNELS):  # -> torch.nn.Module (to
                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
             self.rank = nn.Linear(c3, RANKS)
             self.suit = nn.Linear(c3, SUITS)
+            self.index = nn.Linear(c3, 1) if index_head else None
 
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
+        def forward(self, x: torch.Tensor):  # (N, 52) log-probs [, (N, 1) index logits]
             f = self.features(x)
             rank = torch.log_softmax(self.rank(f), dim=1)
             suit = torch.log_softmax(self.suit(f), dim=1)
-            return (rank[:, :, None] + suit[:, None, :]).flatten(1)  # (N, 52) log-probs
+            names = (rank[:, :, None] + suit[:, None, :]).flatten(1)
+            return names if self.index is None else (names, self.index(f))
 
     return CornerNet()
 
@@ -309,7 +321,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           lr: float = 2e-3, shares: Sequence[float] | None = None,
           channels: Sequence[int] = CHANNELS, reshape: bool = False,
           widen: Path | None = None, fade: float = 0.0,
-          grain: float = 0.0) -> dict[str, object]:
+          grain: float = 0.0, index_head: bool = False,
+          index_only: bool = False) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -318,7 +331,12 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     as much as a large rendered one. Accuracy is reported on every validation file.
     ``reshape``: also vary the glyphs' shapes (``_reshape``). ``widen``: a narrower
     network's state dict to start from (``widen_state``). ``fade``: the share of crops
-    washed pale (``_fade``). ``grain``: the share made grainy (``_grain``)."""
+    washed pale (``_fade``). ``grain``: the share made grainy (``_grain``).
+    ``index_head``: also learn whether a crop shows an index (``build_network``): crops
+    labelled ``NOT_INDEX`` (``vision.training.negatives``) teach its "no" and nothing of
+    the names; a state dict without that head (``init``) starts it from scratch.
+    ``index_only``: train the index head alone, on the trained network's features (frozen,
+    batch norm's statistics too), so that the names read exactly as ``init``'s."""
     import torch
     import torch.nn.functional as F
 
@@ -340,13 +358,27 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         data = np.load(path)
         vals.append((path.stem, torch.from_numpy(data["images"]).permute(0, 3, 1, 2).float()
                      / 255, torch.from_numpy(data["labels"])))
-    net = build_network(channels)
+    if not index_head and bool((y_train >= NOT_INDEX).any()):
+        raise ValueError("crops labelled as no index are among the training files: they "
+                         "need the index head (--index-head)")
+    net = build_network(channels, index_head)
     if init is not None:
-        net.load_state_dict(torch.load(init, map_location="cpu"))
+        missing, unexpected = net.load_state_dict(torch.load(init, map_location="cpu"),
+                                                  strict=False)
+        if unexpected or any(not key.startswith("index.") for key in missing):
+            raise ValueError(f"{init} does not fit this network: missing {missing}, "
+                             f"unexpected {unexpected}")
     elif widen is not None:
         net.load_state_dict(widen_state(torch.load(widen, map_location="cpu"),
                                         net.state_dict()))
-    optimiser = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    if index_only:
+        if not index_head or init is None:
+            raise ValueError("training the index head alone needs --index-head and a "
+                             "trained network to start from (--init)")
+        for name, parameter in net.named_parameters():
+            parameter.requires_grad = name.startswith("index.")
+    optimiser = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=lr,
+                                  weight_decay=1e-4)
     per_epoch = int(quota.sum())  # a fresh random sample of crops each epoch
     steps = epochs * ((per_epoch + batch_size - 1) // batch_size)
     # Many small steps suit a CPU: a short warm-up, then a cosine decay.
@@ -356,6 +388,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     started = time.time()
     for epoch in range(epochs):
         net.train()
+        if index_only:
+            net.features.eval()  # batch norm keeps the trained network's statistics
         # Sampling with replacement within a file lets a small file fill a large share.
         order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator)
                            for i, (size, q) in enumerate(zip(sizes, quota, strict=True))])
@@ -364,15 +398,23 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
             batch = _augment(x_train[index].float() / 255, generator, reshape, fade, grain)
-            log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
-            loss = F.nll_loss(log_probs, y_train[index])
+            labels = y_train[index]
+            if index_head:
+                log_probs, index_logits = net(batch)
+                is_index = labels < NOT_INDEX
+                loss = F.binary_cross_entropy_with_logits(index_logits[:, 0], is_index.float())
+                if bool(is_index.any()):
+                    loss = loss + F.nll_loss(log_probs[is_index], labels[is_index])
+            else:
+                log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
+                loss = F.nll_loss(log_probs, labels)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             total_loss += float(loss.detach()) * len(index)
-        accuracy = {name: round(evaluate_accuracy(net, x_val, y_val), 4)
-                    for name, x_val, y_val in vals}
+        accuracy = {name: value for name, x_val, y_val in vals
+                    for name, value in evaluate_accuracy(net, x_val, y_val, name).items()}
         history = {"epoch": epoch + 1, "loss": total_loss / per_epoch,
                    "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
         print(json.dumps(history), flush=True)
@@ -382,16 +424,29 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     return history
 
 
-def evaluate_accuracy(net, x_val, y_val) -> float:  # torch objects
+def evaluate_accuracy(net, x_val, y_val, name: str = "val") -> dict[str, float]:
+    """``name``: the share of the index crops named right; with an index head, also
+    ``name:index``, the share of crops it judges rightly (over 0.5) to be an index or
+    (labelled ``NOT_INDEX``) not."""
     import torch
 
     net.eval()
-    correct = 0
+    correct = judged = 0
+    is_index = y_val < NOT_INDEX
     with torch.no_grad():
         for start in range(0, len(x_val), 1024):
-            logits = net(x_val[start:start + 1024])
-            correct += int((logits.argmax(1) == y_val[start:start + 1024]).sum())
-    return correct / max(1, len(x_val))
+            out = net(x_val[start:start + 1024])
+            labels = y_val[start:start + 1024]
+            if isinstance(out, tuple):
+                out, index_logits = out
+                judged += int(((index_logits[:, 0] > 0) == (labels < NOT_INDEX)).sum())
+            correct += int((out.argmax(1) == labels).sum())
+    scores = {}
+    if bool(is_index.any()):
+        scores[name] = round(correct / int(is_index.sum()), 4)
+    if getattr(net, "index", None) is not None:
+        scores[f"{name}:index"] = round(judged / max(1, len(x_val)), 4)
+    return scores
 
 
 def export(net, out: Path) -> None:  # torch module
@@ -399,9 +454,10 @@ def export(net, out: Path) -> None:  # torch module
 
     net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
+    outputs = ["logits"] if getattr(net, "index", None) is None else ["logits", "index"]
     torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(out), input_names=["crops"],
-                      output_names=["logits"], dynamic_axes={"crops": {0: "n"},
-                                                             "logits": {0: "n"}},
+                      output_names=outputs,
+                      dynamic_axes={"crops": {0: "n"}, **{name: {0: "n"} for name in outputs}},
                       opset_version=17, dynamo=False)
 
 
@@ -474,6 +530,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="also stretch, slant, shift and embolden the glyphs")
     fit.add_argument("--fade", type=float, default=0.0, metavar="SHARE",
                      help="wash this share of the crops pale, toward white (default 0)")
+    fit.add_argument("--index-head", action="store_true",
+                     help="also learn whether a crop shows an index at all, from crops "
+                     "labelled as none (vision.training.negatives) among --train")
+    fit.add_argument("--index-only", action="store_true",
+                     help="train the index head alone on --init's frozen network, whose "
+                     "names stay exactly as they were")
     fit.add_argument("--grain", type=float, default=0.0, metavar="SHARE",
                      help="give this share of the crops specks, sensor noise and motion "
                      "smear (default 0)")
@@ -531,10 +593,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --init and --widen both say what to start from; give one",
               file=sys.stderr)
         return 2
-    history = train(args.train, args.val, args.out, args.epochs, args.seed,
-                    batch_size=args.batch, per_epoch=args.per_epoch, init=args.init, lr=args.lr,
-                    shares=args.share, channels=args.channels, reshape=args.reshape,
-                    widen=args.widen, fade=args.fade, grain=args.grain)
+    try:
+        history = train(args.train, args.val, args.out, args.epochs, args.seed,
+                        batch_size=args.batch, per_epoch=args.per_epoch, init=args.init,
+                        lr=args.lr, shares=args.share, channels=args.channels,
+                        reshape=args.reshape, widen=args.widen, fade=args.fade,
+                        grain=args.grain, index_head=args.index_head,
+                        index_only=args.index_only)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     print(f"exported {args.out}: {history}")
     return 0
 
