@@ -105,6 +105,9 @@ class ModelInfo:
     # head, vision.classifier.CornerClassifier.judges_index): a pip or court art boxed by
     # the detector is then no card. 0: every box is named.
     photo_min_index: float = 0.0
+    # Photo mode reads the photo with the table detector too, as table mode does: its
+    # strays on pips, which kept it to tables (session 15), are what the index head drops.
+    photo_uses_table_detector: bool = False
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -191,7 +194,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              text_reader,
                              float(settings.get("photo_text_weight", 0.25)),
                              int(settings.get("photo_text_top", 3)),
-                             float(settings.get("photo_min_index", 0.0)))
+                             float(settings.get("photo_min_index", 0.0)),
+                             bool(settings.get("photo_uses_table_detector", False)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -422,7 +426,8 @@ class CardDetector:
             light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, **sized)
-            table = self.table_locator() if mode == "table" else None
+            table = self.table_locator() if mode == "table" or \
+                self.info.photo_uses_table_detector else None
             if table is not None:
                 more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
             if light_on_dark:

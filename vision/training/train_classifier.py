@@ -102,6 +102,7 @@ assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
 
 
 CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
+INDEX_CHANNELS = 32  # the index head's 1x1 convolution over the last feature map
 
 
 def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
@@ -115,7 +116,11 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
     ``index_head``: a third head, one logit, says whether the crop shows a corner index at
     all (trained on ``vision.training.negatives``' crops of pips, court art and the rest);
     the network then returns (log-probabilities, index logits), and the ONNX model has
-    both as outputs (``vision.classifier.CornerClassifier.index_probabilities``).
+    both as outputs (``vision.classifier.CornerClassifier.views_reading``). It reads the
+    last feature map before it is pooled (5x5 for a 40-pixel crop), because where the ink
+    lies tells an index from a pip: a rank above a suit against one symbol alone. A linear
+    head on the pooled features, trained alone, let too many heart and club pips through
+    (models/README.md, "Session 19").
     """
     import torch
     import torch.nn as nn
@@ -137,14 +142,19 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
             self.rank = nn.Linear(c3, RANKS)
             self.suit = nn.Linear(c3, SUITS)
-            self.index = nn.Linear(c3, 1) if index_head else None
+            side = CROP // 8  # three 2x2 poolings
+            self.index = nn.Sequential(
+                nn.Conv2d(c3, INDEX_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
+                nn.Dropout(0.2), nn.Linear(INDEX_CHANNELS * side * side, 1)) \
+                if index_head else None
 
         def forward(self, x: torch.Tensor):  # (N, 52) log-probs [, (N, 1) index logits]
-            f = self.features(x)
+            spatial = self.features[:-3](x)  # before pooling, flattening and dropout
+            f = self.features[-3:](spatial)
             rank = torch.log_softmax(self.rank(f), dim=1)
             suit = torch.log_softmax(self.suit(f), dim=1)
             names = (rank[:, :, None] + suit[:, None, :]).flatten(1)
-            return names if self.index is None else (names, self.index(f))
+            return names if self.index is None else (names, self.index(spatial))
 
     return CornerNet()
 
