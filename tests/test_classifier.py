@@ -460,14 +460,14 @@ def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
     boxes = np.array([[10, 10, 30, 40]] * 3, np.float32) + np.arange(3)[:, None] * 50
     found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
     image = np.zeros((400, 400, 3), np.uint8)
-    for bar, kept in ((0.5, [0, 2]), (0.0, [0, 1, 2])):
+    for bar, kept in ((0.0, [0, 1, 2]), (0.5, [0, 2])):
         reader = CardDetector(dataclasses.replace(default_model(), photo_min_index=bar))
         reader.photo_classifier = Judging()  # type: ignore[assignment]
-        named = reader._name_corners(image, found, reader.photo_classifier)
+        named = reader._name_corners(image, found, reader.photo_classifier, judge_index=True)
         assert (named.xyxy[:, 0] // 50).astype(int).tolist() == kept
-    # Off (0), the index is not asked for; live mode's classifier is never asked either.
-    assert asked == ["names and index", "names"]
-    live = reader._name_corners(image, found, Judging())  # type: ignore[arg-type]
-    assert len(live) == 3 and asked[-1] == "names"
+    # Off (0), the index is not asked for; nor in table or live mode (judge_index False).
+    assert asked == ["names", "names and index"]
+    other = reader._name_corners(image, found, reader.photo_classifier)
+    assert len(other) == 3 and asked[-1] == "names"
     with pytest.raises(ModelError, match=r"photo_min_index 1\.0 is a probability"):
         dataclasses.replace(default_model(), photo_min_index=1.0)

@@ -316,6 +316,34 @@ def test_table_mode_names_the_table_detectors_box_again_only_where_unsure(
     assert len(found) == 6 + named_again
 
 
+@pytest.mark.parametrize(("sureness", "added"), [(0.95, 1), (0.6, 0)])
+def test_photo_mode_with_the_table_detector_adds_only_indices_it_alone_found_named_surely(
+        sureness: float, added: int) -> None:
+    # photo_uses_table_detector: the table detector's boxes on the six indices photo mode
+    # boxed are never named (however unsure photo mode's names), and the one index only it
+    # found counts when named at least faint_class_conf (0.9) sure.
+    image = np.zeros((3024, 4032, 3), np.uint8)
+    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
+    more = np.concatenate([boxes + np.array([2, 1, 2, 1]), [[100, 900, 140, 960]]])
+    named: list[int] = []
+
+    class Fixed:
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            named.append(len(views[0]))
+            return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
+
+    info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
+                               photo_uses_table_detector=True, faint_class_conf=0.9)
+    reader = CardDetector(info, locator=CountingLocator(boxes),
+                          table_locator=CountingLocator(more))
+    reader.photo_classifier = Fixed()  # type: ignore[assignment]
+    found = reader.detect(image, "photo")
+    assert named == [6, 1]
+    assert len(found) == 6 + added
+
+
 def test_of_two_boxes_of_one_index_the_surer_reading_stays() -> None:
     # A table's index boxed by both detectors and named two ways (a committed table's Qc
     # read as Qs from the table detector's box): the surer name is kept.

@@ -85,8 +85,9 @@ class ModelInfo:
     # Table mode's second detector, whose boxes join those of ``weights``. Fine-tuned on
     # whole tables (52 small indices, rows facing the centre), it finds indices of a
     # table photo that ``weights`` misses, but boxes more pips in close photos of a few
-    # cards (models/README.md, "Session 15"), so it reads tables only. None: table mode
-    # is photo mode.
+    # cards (models/README.md, "Session 15"), so it reads tables, and in photo mode only
+    # where the index head keeps its pips out (``photo_uses_table_detector``). None: table
+    # mode is photo mode.
     table_weights: Path | None = None
     # The table detector's boxes count from this score (no faint ones): its strays on pips
     # and court art cost a seat its rows, where the boxes it adds gain seats.
@@ -100,10 +101,11 @@ class ModelInfo:
     # ... and weighs again only the classifier's ``photo_text_top`` likeliest names of a
     # crop, within what the classifier gave them (``joined_readings``).
     photo_text_top: int = 3
-    # Photo and table modes drop a box whose crops the photo classifier judges to show a
-    # corner index with less than this probability, when its model judges that (an index
-    # head, vision.classifier.CornerClassifier.judges_index): a pip or court art boxed by
-    # the detector is then no card. 0: every box is named.
+    # Photo mode drops a box whose crops the photo classifier judges to show a corner
+    # index with less than this probability, when its model judges that (an index head,
+    # vision.classifier.CornerClassifier.judges_index): a pip or court art boxed by the
+    # detector is then no card. 0: every box is named. Table mode does not ask: on rendered
+    # tables it cost a seat (models/README.md, "Session 19").
     photo_min_index: float = 0.0
     # Photo mode reads the photo with the table detector too, as table mode does: its
     # strays on pips, which kept it to tables (session 15), are what the index head drops.
@@ -452,7 +454,8 @@ class CardDetector:
             return self._name_corners(image, boxes, photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False,
-                                      text_reader=self.text_reader)
+                                      text_reader=self.text_reader,
+                                      judge_index=mode == "photo")
 
         named = name(found)
         if more is not None:
@@ -461,8 +464,18 @@ class CardDetector:
             # boxed too is named only when that box's name is unsure: the reading then
             # keeps the surer of the two (vision.reading.fold_nested), as the crop of the
             # higher-scored box may be the one the classifier misreads.
-            sure = named.xyxy[named.confidence >= SURE_NAME]
-            named = _joined(named, name(more[~_covered(more.xyxy, sure)]))
+            # In photo mode (``photo_uses_table_detector``) it only adds indices photo
+            # mode's detector did not box: on real 13-card photos its second crop of a
+            # boxed index overrode a right name with a surer wrong one (3d as Kd; models/
+            # README.md, "Session 19")...
+            # There, like a faint box, such a box needs a sure name (``faint_class_conf``).
+            if mode == "photo":
+                added = name(more[~_covered(more.xyxy, named.xyxy)])
+                added = added[added.confidence >= self.info.faint_class_conf]
+            else:
+                added = name(more[~_covered(more.xyxy,
+                                            named.xyxy[named.confidence >= SURE_NAME])])
+            named = _joined(named, added)
         return named
 
     def table_locator(self) -> CornerLocator | None:
@@ -508,12 +521,15 @@ class CardDetector:
                       classifier: CornerClassifier, margins: tuple[float, ...] = (MARGIN,),
                       weights: tuple[float, ...] = (1.0,), orientations: int = 2,
                       deck_reads_all: bool = True,
-                      text_reader: TextReader | None = None) -> Detections:
+                      text_reader: TextReader | None = None,
+                      judge_index: bool = False) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
         ``text_reader`` reads the ``MARGIN`` crops too, and its log-probabilities, times
         ``ModelInfo.photo_text_weight``, join the classifier's (not a learned deck's).
+        ``judge_index``: drop the boxes ``classifier`` judges to show no index
+        (``ModelInfo.photo_min_index``), when it judges that.
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -532,8 +548,8 @@ class CardDetector:
 
         # Whether each crop shows an index at all, when photo mode asks its classifier.
         index_probabilities: np.ndarray | None = None
-        judge_index = classifier is self.photo_classifier and self.info.photo_min_index > 0 \
-            and getattr(classifier, "judges_index", False)
+        judge_index = judge_index and self.info.photo_min_index > 0 and \
+            getattr(classifier, "judges_index", False)
 
         def read() -> np.ndarray:
             nonlocal index_probabilities

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,17 @@ from vision.detector import ModelInfo
 # The flags ``add_photo_options`` adds, as argparse names them.
 PHOTO_OPTIONS = ("photo_index_px", "photo_margins", "photo_view_weights",
                  "photo_orientations", "photo_text_reader", "photo_text_weight",
-                 "photo_text_top", "photo_min_index")
+                 "photo_text_top", "photo_min_index", "photo_uses_table_detector")
+
+
+def _yes_or_no(text: str) -> bool:
+    if text not in ("yes", "no"):
+        raise argparse.ArgumentTypeError(f"{text!r}: say yes or no")
+    return text == "yes"
 
 
 # Each option: its type, how many values (None: one), and what it sets.
-_PHOTO_FLAGS: tuple[tuple[str, type, str | None, str], ...] = (
+_PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-index-px", float, None, "the index size it reads at"),
     ("--photo-margins", float, "+", "the crop margins each corner is named from"),
     ("--photo-view-weights", float, "+", "each margin's weight"),
@@ -30,6 +37,8 @@ _PHOTO_FLAGS: tuple[tuple[str, type, str | None, str], ...] = (
                                     "reader weighs again"),
     ("--photo-min-index", float, None, "how sure the classifier's index head must be that a "
                                        "box shows an index"),
+    ("--photo-uses-table-detector", _yes_or_no, None, "yes: read with the table detector too "
+                                                      "(no: not)"),
 )
 
 
