@@ -267,7 +267,8 @@ def test_photo_mode_with_no_corners_found_reads_at_full_size_within_the_cap() ->
 
 def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> None:
     # The same 4032x3024 photo as above. Table mode reads it as photo mode does, and the
-    # table detector reads it at the same scale; photo and live modes never touch that one.
+    # table detector reads it at the same scale; live mode never touches that one, nor
+    # photo mode without photo_uses_table_detector.
     from vision.reading import fold_nested
 
     image = np.zeros((3024, 4032, 3), np.uint8)
@@ -276,7 +277,7 @@ def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> N
     more = np.concatenate([shifted, [[100, 900, 140, 960]]])  # and one the first missed
     hands, tables = CountingLocator(boxes), CountingLocator(more)
     info = dataclasses.replace(default_model(), classifier=None, photo_index_px=24.0,
-                               max_pass_side=2048)
+                               max_pass_side=2048, photo_uses_table_detector=False)
     reader = CardDetector(info, locate_only=True, locator=hands, table_locator=tables)
     assert len(reader.detect(image, "photo")) == 6
     reader.detect(image, "live")
@@ -290,38 +291,11 @@ def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> N
     assert len(fold_nested(found)) == 7
 
 
-@pytest.mark.parametrize(("sureness", "named_again"), [(0.999, 1), (0.6, 7)])
-def test_table_mode_names_the_table_detectors_box_again_only_where_unsure(
-        sureness: float, named_again: int) -> None:
-    # Six indices both detectors box, and one only the table detector finds. The table
-    # detector's boxes on the six are named only when photo mode's names were unsure.
-    image = np.zeros((3024, 4032, 3), np.uint8)
-    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
-    more = np.concatenate([boxes + np.array([2, 1, 2, 1]), [[100, 900, 140, 960]]])
-    named: list[int] = []
-
-    class Fixed:
-        def views_probabilities(self, views: list[np.ndarray],
-                                weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
-            named.append(len(views[0]))
-            return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
-
-    reader = CardDetector(dataclasses.replace(default_model(), photo_index_px=24.0,
-                                              max_pass_side=2048),
-                          locator=CountingLocator(boxes), table_locator=CountingLocator(more))
-    reader.photo_classifier = Fixed()  # type: ignore[assignment]
-    found = reader.detect(image, "table")
-    assert named == [6, named_again]
-    assert len(found) == 6 + named_again
-
-
-@pytest.mark.parametrize(("sureness", "added"), [(0.95, 1), (0.6, 0)])
-def test_photo_mode_with_the_table_detector_adds_only_indices_it_alone_found_named_surely(
-        sureness: float, added: int) -> None:
-    # photo_uses_table_detector: the table detector's boxes on the six indices photo mode
-    # boxed are never named (however unsure photo mode's names), and the one index only it
-    # found counts when named at least faint_class_conf (0.9) sure.
+def _both_detectors_read(mode: str, sureness: float, **changes: object
+                         ) -> tuple[list[int], int]:
+    """Six indices both detectors box, and one only the table detector finds, in a
+    4032x3024 photo; each box named As at ``sureness``. -> (how many boxes each naming
+    named, how many corners the reader kept)."""
     image = np.zeros((3024, 4032, 3), np.uint8)
     boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
     more = np.concatenate([boxes + np.array([2, 1, 2, 1]), [[100, 900, 140, 960]]])
@@ -335,13 +309,33 @@ def test_photo_mode_with_the_table_detector_adds_only_indices_it_alone_found_nam
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
     info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
-                               photo_uses_table_detector=True, faint_class_conf=0.9)
+                               **changes)  # type: ignore[arg-type]
     reader = CardDetector(info, locator=CountingLocator(boxes),
                           table_locator=CountingLocator(more))
     reader.photo_classifier = Fixed()  # type: ignore[assignment]
-    found = reader.detect(image, "photo")
+    return named, len(reader.detect(image, mode))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("sureness", "named_again"), [(0.999, 1), (0.6, 7)])
+def test_table_mode_names_the_table_detectors_box_again_only_where_unsure(
+        sureness: float, named_again: int) -> None:
+    # The table detector's boxes on the six are named only when photo mode's names were
+    # unsure.
+    named, kept = _both_detectors_read("table", sureness)
+    assert named == [6, named_again]
+    assert kept == 6 + named_again
+
+
+@pytest.mark.parametrize(("sureness", "added"), [(0.95, 1), (0.6, 0)])
+def test_photo_mode_with_the_table_detector_adds_only_indices_it_alone_found_named_surely(
+        sureness: float, added: int) -> None:
+    # photo_uses_table_detector: the table detector's boxes on the six indices photo mode
+    # boxed are never named (however unsure photo mode's names), and the one index only it
+    # found counts when named at least faint_class_conf (0.9) sure.
+    named, kept = _both_detectors_read("photo", sureness, photo_uses_table_detector=True,
+                                       faint_class_conf=0.9)
     assert named == [6, 1]
-    assert len(found) == 6 + added
+    assert kept == 6 + added
 
 
 def test_of_two_boxes_of_one_index_the_surer_reading_stays() -> None:
