@@ -455,9 +455,11 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
             seen.append((len(views), tuple(weights), orientations))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
+    # (Without the table detector's boxes, which photo mode names in a second call.)
     reader = CardDetector(dataclasses.replace(info, photo_margins=(1.3, 1.6),
                                               photo_view_weights=(1.0, 0.5),
-                                              photo_orientations=8))
+                                              photo_orientations=8,
+                                              photo_uses_table_detector=False))
     reader.classifier = reader.photo_classifier = Recording()  # type: ignore[assignment]
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
@@ -487,7 +489,8 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
             used.append(self.name)
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
-    reader = CardDetector(dataclasses.replace(info, photo_classifier=info.classifier))
+    reader = CardDetector(dataclasses.replace(info, photo_classifier=info.classifier,
+                                              photo_uses_table_detector=False))
     assert reader.photo_classifier is not reader.classifier
     reader.classifier = Recording("live")  # type: ignore[assignment]
     reader.photo_classifier = Recording("photo")  # type: ignore[assignment]
