@@ -465,10 +465,10 @@ class CardDetector:
             # keeps the surer of the two (vision.reading.fold_nested), as the crop of the
             # higher-scored box may be the one the classifier misreads.
             # In photo mode (``photo_uses_table_detector``) it only adds indices photo
-            # mode's detector did not box: on real 13-card photos its second crop of a
-            # boxed index overrode a right name with a surer wrong one (3d as Kd; models/
-            # README.md, "Session 19")...
-            # There, like a faint box, such a box needs a sure name (``faint_class_conf``).
+            # mode's detector did not box, and, like a faint box, each needs a sure name
+            # (``faint_class_conf``): on real 13-card photos its second crop of a boxed
+            # index overrode a right name with a surer wrong one (3d as Kd; models/
+            # README.md, "Session 19").
             if mode == "photo":
                 added = name(more[~_covered(more.xyxy, named.xyxy)])
                 added = added[added.confidence >= self.info.faint_class_conf]

@@ -3,7 +3,7 @@
 The classifier names every box it is given as one of 52 cards: a club pip the detector
 boxed in a close photo comes out as K♠ at 0.5, and every detector trained for more recall
 so far boxed more of them (models/README.md, sessions 14-16). So the photo classifier also
-learns to say whether a crop shows a corner index at all (``train_classifier --negatives``),
+learns to say whether a crop shows a corner index at all (``train_classifier --index-head``),
 and these are the crops it learns "no" from: the boxes the shipped reader finds at a low
 threshold in training photos that lie on no card's index.
 
@@ -35,17 +35,17 @@ import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from engine.cards import CARD_NAMES
 from vision.detections import Detections
 from vision.detector import CardDetector, default_model
 from vision.photo import load_photo
+from vision.reading import nested_shares
 
 from .labels import class_names, labelled_boxes
 from .realdata import REAL_DECKS, REAL_PHOTOS, jittered_crops, photos
-from .train_classifier import NOT_INDEX
+from .train_classifier import NOT_INDEX, jpeg_copy
 
 # The reader's thresholds while mining: every box the detectors score from LOW_SCORE is
 # named, so the boxes a reader tuned for recall would see are among them.
@@ -67,21 +67,6 @@ def mining_detector() -> CardDetector:
     return CardDetector(info)
 
 
-def overlaps(boxes: np.ndarray, labelled: np.ndarray) -> np.ndarray:
-    """(N,): the largest intersection of each box with a labelled box, over the smaller of
-    the two boxes' areas."""
-    if len(boxes) == 0 or len(labelled) == 0:
-        return np.zeros(len(boxes))
-    x1 = np.maximum(boxes[:, None, 0], labelled[None, :, 0])
-    y1 = np.maximum(boxes[:, None, 1], labelled[None, :, 1])
-    x2 = np.minimum(boxes[:, None, 2], labelled[None, :, 2])
-    y2 = np.minimum(boxes[:, None, 3], labelled[None, :, 3])
-    inter = np.clip(x2 - x1, 0, None) * np.clip(y2 - y1, 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    larea = (labelled[:, 2] - labelled[:, 0]) * (labelled[:, 3] - labelled[:, 1])
-    return (inter / np.maximum(np.minimum(area[:, None], larea[None, :]), 1e-6)).max(axis=1)
-
-
 def no_index_boxes(found: Detections, present: set[str], corners: np.ndarray | None,
                    shape: tuple[int, ...], edge_share: float = 0.0,
                    by_rank: bool = False) -> np.ndarray:
@@ -100,8 +85,8 @@ def no_index_boxes(found: Detections, present: set[str], corners: np.ndarray | N
     else:
         present_ids = {CARD_NAMES.index(card) for card in present}
     keep = np.array([not (set(row.tolist()) & present_ids) for row in likeliest])
-    if corners is not None:
-        keep &= overlaps(found.xyxy, corners) <= MAX_OVERLAP
+    if corners is not None and len(corners):
+        keep &= nested_shares(found.xyxy, corners).max(axis=1) <= MAX_OVERLAP
     if edge_share > 0:
         height, width = shape[:2]
         cx, cy = found.centers[:, 0], found.centers[:, 1]
@@ -130,9 +115,7 @@ def rendered_negatives(detector: CardDetector, scenes: int, seed: int, per_box: 
     for _ in tqdm(range(scenes), desc="rendered", unit="scene"):
         deck = decks[int(rng.integers(len(decks)))]
         scene = render_scene(rng, deck, size=1280, height=960, backgrounds=TRAIN_BACKGROUNDS)
-        image = cv2.imdecode(np.frombuffer(cv2.imencode(
-            ".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])[1], np.uint8),
-            cv2.IMREAD_UNCHANGED)
+        image = jpeg_copy(scene)
         height, width = image.shape[:2]
         corners = np.array([((cx - w / 2) * width, (cy - h / 2) * height,
                              (cx + w / 2) * width, (cy + h / 2) * height)
@@ -180,6 +163,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--per-box", type=int, default=2, help="crops cut from each box")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if not (args.scenes or args.real_photos or args.real_decks):
+        print("error: nothing to mine: give --scenes, --real-photos or --real-decks",
+              file=sys.stderr)
+        return 2
     for wanted, root in ((args.real_photos, REAL_PHOTOS), (args.real_decks, REAL_DECKS)):
         if wanted and not (root / "images").is_dir():
             print(f"error: {root} is not here; it holds the real photos to mine",
@@ -198,9 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                   args.seed, args.split))
     images = [crop for part in crops.values() for crop in part]
     if not images:
-        print("error: nothing to mine: give --scenes, --real-photos or --real-decks",
-              file=sys.stderr)
-        return 2
+        print("error: no box found passed as showing no index (the rules are in --help): "
+              "mine more scenes or photos", file=sys.stderr)
+        return 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, images=np.stack(images),
                         labels=np.full(len(images), NOT_INDEX, np.int64),

@@ -12,11 +12,6 @@ from typing import Any
 
 from vision.detector import ModelInfo
 
-# The flags ``add_photo_options`` adds, as argparse names them.
-PHOTO_OPTIONS = ("photo_index_px", "photo_margins", "photo_view_weights",
-                 "photo_orientations", "photo_text_reader", "photo_text_weight",
-                 "photo_text_top", "photo_min_index", "photo_uses_table_detector")
-
 
 def _yes_or_no(text: str) -> bool:
     if text not in ("yes", "no"):
@@ -40,6 +35,8 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-uses-table-detector", _yes_or_no, None, "yes: read with the table detector too "
                                                       "(no: not)"),
 )
+# The flags above as argparse names them: the ``ModelInfo`` fields they set.
+PHOTO_OPTIONS = tuple(flag[2:].replace("-", "_") for flag, *_ in _PHOTO_FLAGS)
 
 
 def add_photo_options(parser: argparse.ArgumentParser, note: str = "") -> None:

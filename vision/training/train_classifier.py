@@ -81,9 +81,7 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
         deck = decks[int(rng.integers(len(decks)))]
         scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
                              layout_weights=weights)
-        jpeg = cv2.imdecode(np.frombuffer(cv2.imencode(
-            ".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])[1], np.uint8),
-            cv2.IMREAD_UNCHANGED)
+        jpeg = jpeg_copy(scene)
         for cls, cx, cy, w, h in scene.labels:
             for _ in range(per_box):
                 bw, bh = w * size * rng.uniform(0.85, 1.2), h * size * rng.uniform(0.85, 1.2)
@@ -93,6 +91,14 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
                 images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(*margin_jitter)))
                 labels.append(cls)
     return np.stack(images), np.array(labels, np.int64)
+
+
+def jpeg_copy(scene) -> np.ndarray:  # a vision.training.synth.scene.Scene
+    """The scene's photo as its JPEG quality leaves it, as a camera saves it: the crop files
+    and ``vision.training.negatives`` cut their crops from this copy."""
+    return cv2.imdecode(np.frombuffer(cv2.imencode(
+        ".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, scene.jpeg_quality])[1], np.uint8),
+        cv2.IMREAD_UNCHANGED)
 
 
 # --- the network -------------------------------------------------------------------------
