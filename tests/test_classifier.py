@@ -471,3 +471,88 @@ def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
     assert len(other) == 3 and asked[-1] == "names"
     with pytest.raises(ModelError, match=r"photo_min_index 1\.0 is a probability"):
         dataclasses.replace(default_model(), photo_min_index=1.0)
+
+
+def test_a_tight_reading_blended_in_is_the_crops_read_together() -> None:
+    # Photo mode joins an unsure corner's tight crop to its two readings already made
+    # (vision.detector, photo_tight_margin): the same as reading the three crops at once.
+    from PIL import Image
+
+    from vision.classifier import CornerClassifier, blended_index, blended_readings
+    from vision.detector import default_model
+
+    info = default_model()
+    assert info.photo_classifier is not None
+    classifier = CornerClassifier(info.photo_classifier)
+    image = np.asarray(Image.open(Path(__file__).parent / "data" / "scenes" /
+                                  "scene-01-spread.jpg").convert("RGB"))
+    boxes = CardDetector(info).locator.predict(image, 0.35, 0.5).xyxy[:6]
+    views = [np.stack([crop_square(image, box, margin) for box in boxes])
+             for margin in (1.1, 1.3, 1.6)]
+    together, index = classifier.views_reading(views, weights=(0.5, 1.0, 0.5), orientations=4)
+    wide, wide_index = classifier.views_reading(views[1:], weights=(1.0, 0.5), orientations=4)
+    tight, tight_index = classifier.views_reading(views[:1], orientations=4)
+    assert index is not None and wide_index is not None and tight_index is not None
+    assert np.allclose(blended_readings(wide, tight, 0.25), together, atol=1e-4)
+    assert np.allclose(blended_index(wide_index, tight_index, 0.25), index, atol=1e-4)
+    # A share of nothing keeps the first reading.
+    assert np.allclose(blended_readings(wide, tight, 0.0), wide, atol=1e-5)
+
+
+def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> None:
+    import dataclasses
+
+    from vision.classifier import blended_readings
+    from vision.detections import Detections
+    from vision.detector import ModelError, default_model
+
+    # Three corners: named surely, unsurely, and unsurely where the head sees no index.
+    first = np.full((3, 52), 0.4 / 51, np.float32)
+    first[:, 0] = 0.6
+    first[0] = 0.001 / 51
+    first[0, 0] = 0.999
+    judged = np.array([0.9, 0.9, 0.2], np.float32)
+    tight = np.full((1, 52), 0.1 / 51, np.float32)
+    tight[0, 5] = 0.9
+    calls: list[tuple[int, int]] = []
+
+    class Recording:
+        judges_index = True
+
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            return self.views_reading(views, weights, orientations)[0]
+
+        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            calls.append((len(views), len(views[0])))
+            if len(views) == 1:  # the tight crops
+                return tight.copy(), np.array([0.95], np.float32)
+            return first.copy(), judged.copy()
+
+    boxes = np.array([[10, 10, 30, 40]] * 3, np.float32) + np.arange(3)[:, None] * 50
+    found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
+    image = np.zeros((400, 400, 3), np.uint8)
+    info = dataclasses.replace(default_model(), photo_margins=(1.3, 1.6),
+                               photo_view_weights=(1.0, 0.5), photo_min_index=0.5,
+                               photo_tight_margin=1.1, photo_tight_share=0.25,
+                               min_class_conf=0.3)
+    reader = CardDetector(info)
+    reader.photo_classifier = Recording()  # type: ignore[assignment]
+    named = reader._name_corners(image, found, reader.photo_classifier, info.photo_margins,
+                                 info.photo_view_weights, judge_index=True, tight_margin=1.1)
+    # One tight crop was read: the unsure corner the head keeps.
+    assert calls == [(2, 3), (1, 1)]
+    assert len(named) == 2
+    expected = blended_readings(first[1:2], tight, 0.25)[0]
+    assert np.allclose(named.class_probabilities[1], expected)  # type: ignore[index]
+    # Off (0), or out of photo mode (the caller passes 0), nothing is read again.
+    calls.clear()
+    reader._name_corners(image, found, reader.photo_classifier, info.photo_margins,
+                         info.photo_view_weights, judge_index=True)
+    assert calls == [(2, 3)]
+    with pytest.raises(ModelError, match=r"photo_tight_share 1\.0"):
+        dataclasses.replace(default_model(), photo_tight_share=1.0)
+    with pytest.raises(ModelError, match=r"photo_tight_margin -1\.0"):
+        dataclasses.replace(default_model(), photo_tight_margin=-1.0)

@@ -308,6 +308,8 @@ def _both_detectors_read(mode: str, sureness: float, **changes: object
             named.append(len(views[0]))
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
+    # (Unsure corners are not read again tight here: each naming is one call.)
+    changes = {"photo_tight_margin": 0.0, **changes}
     info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
                                **changes)  # type: ignore[arg-type]
     reader = CardDetector(info, locator=CountingLocator(boxes),
@@ -455,11 +457,13 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
             seen.append((len(views), tuple(weights), orientations))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
-    # (Without the table detector's boxes, which photo mode names in a second call.)
+    # (Without the table detector's boxes, which photo mode names in a second call, and
+    # without the tight second reading of unsure corners.)
     reader = CardDetector(dataclasses.replace(info, photo_margins=(1.3, 1.6),
                                               photo_view_weights=(1.0, 0.5),
                                               photo_orientations=8,
-                                              photo_uses_table_detector=False))
+                                              photo_uses_table_detector=False,
+                                              photo_tight_margin=0.0))
     reader.classifier = reader.photo_classifier = Recording()  # type: ignore[assignment]
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
@@ -497,7 +501,8 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
     reader.detect(image, "live")
-    assert used == ["photo", "live"]
+    # Every name here is unsure, so photo mode's classifier reads the tight crops too.
+    assert used == ["photo", "photo", "live"]
 
     models = tmp_path / "models"
     models.mkdir()

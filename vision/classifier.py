@@ -135,6 +135,31 @@ def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:
     return session, session.get_inputs()[0].name
 
 
+# Probabilities are clipped here before their logarithm: an int8 network's softmax can
+# underflow to 0 for names it rules out.
+_TINY = 1e-12
+
+
+def blended_readings(first: np.ndarray, second: np.ndarray, share: float) -> np.ndarray:
+    """Two (N, 52) readings of the same corners joined as the classifier joins its views
+    and turns: log-probabilities averaged, ``second`` weighing ``share`` of the whole."""
+    joint = (1 - share) * np.log(np.clip(first, _TINY, 1)) + \
+        share * np.log(np.clip(second, _TINY, 1))
+    probabilities = np.exp(joint - joint.max(axis=1, keepdims=True))
+    return (probabilities / probabilities.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def blended_index(first: np.ndarray, second: np.ndarray, share: float) -> np.ndarray:
+    """Two (N,) index-head probabilities of the same corners joined as the head's views
+    are: logits averaged, ``second`` weighing ``share``."""
+    def logit(p: np.ndarray) -> np.ndarray:
+        p = np.clip(p.astype(np.float64), 1e-7, 1 - 1e-7)
+        return np.log(p / (1 - p))
+
+    joint = (1 - share) * logit(first) + share * logit(second)
+    return (1 / (1 + np.exp(-joint))).astype(np.float32)
+
+
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     """(N, K) logits -> (N, K) log-probabilities, row by row."""
     shifted = logits - logits.max(axis=1, keepdims=True)

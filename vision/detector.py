@@ -18,7 +18,14 @@ import numpy as np
 
 from engine.cards import CARD_NAMES
 
-from .classifier import ORIENTATIONS, ClassifierError, CornerClassifier, TextReader
+from .classifier import (
+    ORIENTATIONS,
+    ClassifierError,
+    CornerClassifier,
+    TextReader,
+    blended_index,
+    blended_readings,
+)
 from .detections import Detections
 from .netinput import CROP, MARGIN, crop_square, detector_input, letterbox, light_on_dark
 from .reading import NESTED_SHARE, nested_shares
@@ -110,6 +117,13 @@ class ModelInfo:
     # Photo mode reads the photo with the table detector too, as table mode does: its
     # strays on pips, which kept it to tables (session 15), are what the index head drops.
     photo_uses_table_detector: bool = False
+    # Photo mode reads a corner again in a tighter crop (this margin; 0: off) when its name
+    # is unsure (under SURE_NAME) and the index head keeps it, that reading joining the
+    # others at ``photo_tight_share`` of the whole: a tight crop shows less of a fan's
+    # stacked neighbours, and a sure name is not read again, which keeps the cost at a
+    # few crops a photo (models/README.md, "Session 20").
+    photo_tight_margin: float = 0.0
+    photo_tight_share: float = 0.25
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -126,6 +140,11 @@ class ModelInfo:
         if not 0 <= self.photo_min_index < 1:
             raise ModelError(f"cards.json: photo_min_index {self.photo_min_index} is a "
                              "probability: choose 0 (off) up to below 1")
+        if self.photo_tight_margin < 0 or not 0 < self.photo_tight_share < 1:
+            raise ModelError(f"cards.json: photo_tight_margin {self.photo_tight_margin} "
+                             f"(0: off) and photo_tight_share {self.photo_tight_share}: the "
+                             "margin is a size, at least 0, and the share lies between 0 "
+                             "and 1")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -197,7 +216,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_text_weight", 0.25)),
                              int(settings.get("photo_text_top", 3)),
                              float(settings.get("photo_min_index", 0.0)),
-                             bool(settings.get("photo_uses_table_detector", False)))
+                             bool(settings.get("photo_uses_table_detector", False)),
+                             float(settings.get("photo_tight_margin", 0.0)),
+                             float(settings.get("photo_tight_share", 0.25)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -455,7 +476,9 @@ class CardDetector:
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False,
                                       text_reader=self.text_reader,
-                                      judge_index=mode == "photo")
+                                      judge_index=mode == "photo",
+                                      tight_margin=self.info.photo_tight_margin
+                                      if mode == "photo" else 0.0)
 
         named = name(found)
         if more is not None:
@@ -522,14 +545,16 @@ class CardDetector:
                       weights: tuple[float, ...] = (1.0,), orientations: int = 2,
                       deck_reads_all: bool = True,
                       text_reader: TextReader | None = None,
-                      judge_index: bool = False) -> Detections:
+                      judge_index: bool = False, tight_margin: float = 0.0) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
         ``text_reader`` reads the ``MARGIN`` crops too, and its log-probabilities, times
         ``ModelInfo.photo_text_weight``, join the classifier's (not a learned deck's).
         ``judge_index``: drop the boxes ``classifier`` judges to show no index
-        (``ModelInfo.photo_min_index``), when it judges that.
+        (``ModelInfo.photo_min_index``), when it judges that. ``tight_margin``: read the
+        corners named under ``SURE_NAME`` (and judged an index) again in a crop cut at
+        this margin, joined at ``ModelInfo.photo_tight_share`` (0: not).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -551,6 +576,25 @@ class CardDetector:
         judge_index = judge_index and self.info.photo_min_index > 0 and \
             getattr(classifier, "judges_index", False)
 
+        def read_tight(probabilities: np.ndarray) -> None:
+            unsure = probabilities.max(axis=1) < SURE_NAME
+            if index_probabilities is not None:
+                unsure &= index_probabilities >= self.info.photo_min_index
+            again = np.flatnonzero(unsure)
+            if len(again) == 0:
+                return
+            crops = [np.stack([crop_square(image, box, tight_margin)
+                               for box in found.xyxy[again]])]
+            share = self.info.photo_tight_share
+            if index_probabilities is None:
+                tight = classifier.views_probabilities(crops, orientations=orientations)
+            else:
+                tight, tight_index = classifier.views_reading(crops, orientations=orientations)
+                assert tight_index is not None
+                index_probabilities[again] = blended_index(index_probabilities[again],
+                                                           tight_index, share)
+            probabilities[again] = blended_readings(probabilities[again], tight, share)
+
         def read() -> np.ndarray:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
@@ -560,6 +604,8 @@ class CardDetector:
             else:
                 probabilities = classifier.views_probabilities(views, weights=weights,
                                                                orientations=orientations)
+            if tight_margin > 0:
+                read_tight(probabilities)
             if text_reader is None:
                 return probabilities
             # A name the classifier is sure of is not read again: the text reader costs

@@ -34,6 +34,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
                                        "box shows an index"),
     ("--photo-uses-table-detector", _yes_or_no, None, "yes: read with the table detector too "
                                                       "(no: not)"),
+    ("--photo-tight-margin", float, None, "the margin unsure corners are read again at; 0 "
+                                          "does not"),
+    ("--photo-tight-share", float, None, "that tight reading's share of the whole"),
 )
 # The flags above as argparse names them: the ``ModelInfo`` fields they set.
 PHOTO_OPTIONS = tuple(flag[2:].replace("-", "_") for flag, *_ in _PHOTO_FLAGS)
