@@ -114,7 +114,7 @@ class CornerClassifier:
         if not self.judges_index:
             return probs.astype(np.float32), None
         logit = np.tensordot(share, outputs[1].reshape(-1, n), axes=1)
-        return probs.astype(np.float32), (1 / (1 + np.exp(-logit))).astype(np.float32)
+        return probs.astype(np.float32), _sigmoid(logit)
 
     def classify(self, crops: np.ndarray, mirrored: bool = True
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -145,8 +145,7 @@ def blended_readings(first: np.ndarray, second: np.ndarray, share: float) -> np.
     and turns: log-probabilities averaged, ``second`` weighing ``share`` of the whole."""
     joint = (1 - share) * np.log(np.clip(first, _TINY, 1)) + \
         share * np.log(np.clip(second, _TINY, 1))
-    probabilities = np.exp(joint - joint.max(axis=1, keepdims=True))
-    return (probabilities / probabilities.sum(axis=1, keepdims=True)).astype(np.float32)
+    return np.exp(log_softmax(joint)).astype(np.float32)
 
 
 def blended_index(first: np.ndarray, second: np.ndarray, share: float) -> np.ndarray:
@@ -156,8 +155,12 @@ def blended_index(first: np.ndarray, second: np.ndarray, share: float) -> np.nda
         p = np.clip(p.astype(np.float64), 1e-7, 1 - 1e-7)
         return np.log(p / (1 - p))
 
-    joint = (1 - share) * logit(first) + share * logit(second)
-    return (1 / (1 + np.exp(-joint))).astype(np.float32)
+    return _sigmoid((1 - share) * logit(first) + share * logit(second))
+
+
+def _sigmoid(logits: np.ndarray) -> np.ndarray:
+    """The index head's logits as float32 probabilities."""
+    return (1 / (1 + np.exp(-logits))).astype(np.float32)
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
