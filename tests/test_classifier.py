@@ -556,3 +556,150 @@ def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> N
         dataclasses.replace(default_model(), photo_tight_share=1.0)
     with pytest.raises(ModelError, match=r"photo_tight_margin -1\.0"):
         dataclasses.replace(default_model(), photo_tight_margin=-1.0)
+
+
+def test_the_centre_head_starts_as_the_network_it_joins_and_trains_alone(tmp_path,
+                                                                       capsys) -> None:
+    """The centre head joins a trained network without changing what it reads, and trains
+    alone on its frozen features. The crops carry a mark in the centre that names them (a
+    bar upright or lying) and the other mark at the edge, as a fan's neighbour index."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    rng = np.random.default_rng(5)
+    images = np.full((256, CROP, CROP, 3), 240, np.uint8)
+    labels = rng.integers(0, 2, 256) * 13  # an ace of spades or of hearts, by the centre bar
+    for image, label in zip(images, labels, strict=True):
+        upright, lying = (slice(12, 28), slice(18, 22)), (slice(18, 22), slice(12, 28))
+        edge_upright, edge_lying = (slice(2, 18), slice(0, 4)), (slice(0, 4), slice(2, 18))
+        image[upright if label == 0 else lying] = 20
+        image[edge_lying if label == 0 else edge_upright] = 20
+    crops = tmp_path / "crops.npz"
+    np.savez(crops, images=images, labels=labels)
+    trained = build_network((8, 8, 8), True)
+    x = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255
+    for module in trained.modules():  # batch norm's statistics of these crops, as trained
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.momentum = None
+            module.reset_running_stats()
+    with torch.no_grad():
+        trained(x)
+    state = tmp_path / "trained.pt"
+    torch.save(trained.state_dict(), state)
+    joined = build_network((8, 8, 8), True, True)
+    joined.load_state_dict(trained.state_dict(), strict=False)
+    trained.eval(), joined.eval()
+    assert torch.equal(trained(x)[0], joined(x)[0])  # its last layer starts at zero
+
+    out = tmp_path / "centred.onnx"
+    assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
+                 "--epochs", "3", "--per-epoch", "256", "--batch", "32", "--lr", "1e-2",
+                 "--channels", "8", "8", "8", "--init", str(state), "--index-head",
+                 "--centre-head", "--centre-only"]) == 0
+    after = torch.load(out.with_suffix(".pt"))
+    for name, value in trained.state_dict().items():
+        assert torch.equal(after[name], value), name  # the network and its index head
+    assert any(not torch.equal(value, torch.zeros_like(value))
+               for key, value in after.items() if key.startswith("centre.4"))
+    joined.load_state_dict(after)
+    joined.eval()
+    names, judged = ort.InferenceSession(str(out)).run(None, {"crops": x[:8].numpy()})
+    assert np.allclose(names, joined(x[:8])[0].detach().numpy(), atol=1e-4)
+    assert np.allclose(judged, trained(x[:8])[1].detach().numpy(), atol=1e-4)
+    right_before = (trained(x)[0].argmax(1).numpy() == labels).mean()
+    right_after = (joined(x)[0].argmax(1).numpy() == labels).mean()
+    assert right_after > max(right_before, 0.9)
+    capsys.readouterr()
+    assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
+                 "--channels", "8", "8", "8", "--centre-only"]) == 2
+    assert "--centre-head, a trained network" in capsys.readouterr().err
+
+
+def test_a_second_classifier_reads_only_unsure_corners_the_head_judges_an_index() -> None:
+    import dataclasses
+
+    from vision.detections import Detections
+    from vision.detector import ModelError, default_model, joined_readings
+
+    # Four corners: named surely; unsurely, judged an index surely; unsurely, judged an
+    # index less surely; unsurely, judged no index.
+    first = np.full((4, 52), 0.4 / 51, np.float32)
+    first[:, 0] = 0.6
+    first[:, 5] = 0.35
+    first[0] = 0.001 / 51
+    first[0, 0] = 0.999
+    judged = np.array([0.99, 0.95, 0.7, 0.2], np.float32)
+    other = np.full((2, 52), 0.1 / 51, np.float32)
+    other[:, 5] = 0.9  # the second network's likeliest name is the first's second
+    read: dict[str, list[int]] = {"first": [], "second": []}
+
+    class First:
+        judges_index = True
+
+        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            read["first"].append(len(views[0]))
+            return first.copy(), judged.copy()
+
+    class Second:
+        def views_probabilities(self, views: list[np.ndarray],
+                                orientations: int = 2) -> np.ndarray:
+            read["second"].append(len(views[0]))
+            return other[:len(views[0])].copy()
+
+    boxes = np.array([[10, 10, 30, 40]] * 4, np.float32) + np.arange(4)[:, None] * 50
+    found = Detections(boxes, np.full(4, 0.6, np.float32), np.zeros(4, np.int64), ("item",))
+    image = np.zeros((400, 400, 3), np.uint8)
+    for gate, reread in ((0.0, 2), (0.9, 1)):
+        read["second"].clear()
+        info = dataclasses.replace(default_model(), photo_min_index=0.5,
+                                   photo_second_weight=1.0, photo_second_top=2,
+                                   photo_second_min_index=gate, min_class_conf=0.3)
+        reader = CardDetector(info)
+        named = reader._name_corners(image, found, First(),  # type: ignore[arg-type]
+                                     judge_index=True,
+                                     second=Second())  # type: ignore[arg-type]
+        assert read["second"] == [reread]
+        # The head's "no index" drops the fourth; the second reading renames the second
+        # corner (and the third, when the gate lets it through) within its two likeliest
+        # names, which keep the share they had together.
+        assert len(named) == 3
+        expected = joined_readings(first[1:2], np.log(other[:1]), 1.0, 2)[0]
+        assert np.allclose(named.class_probabilities[1], expected)  # type: ignore[index]
+        assert named.class_id[1] == 5 and named.class_id[0] == 0
+        assert named.class_id[2] == (5 if reread == 2 else 0)
+        assert np.isclose(named.class_probabilities[1, [0, 5]].sum(), 0.95)  # type: ignore[index]
+    # Without a second classifier (live and table modes pass none) nothing is read again.
+    read["second"].clear()
+    reader._name_corners(image, found, First(), judge_index=True)  # type: ignore[arg-type]
+    assert read["second"] == []
+    for field, value in (("photo_second_weight", -1.0), ("photo_second_top", 1),
+                         ("photo_second_min_index", 1.0)):
+        with pytest.raises(ModelError, match=field):
+            dataclasses.replace(default_model(), **{field: value})
+
+
+def test_the_shipped_second_classifier_is_named_by_cards_json_and_read_in_photo_mode(
+        tmp_path) -> None:
+    import json
+    import shutil
+
+    from vision.detector import MODELS, ModelError, default_model
+
+    info = default_model()
+    assert info.photo_second_classifier is not None and info.photo_second_weight > 0
+    reader = CardDetector(info)
+    assert reader.second_classifier is not None
+    assert reader.second_classifier is not reader.photo_classifier
+    # Without the file cards.json names, the reader says which.
+    models = tmp_path / "models"
+    models.mkdir()
+    shutil.copy(info.weights, models / info.weights.name)
+    settings = json.loads((MODELS / "cards.json").read_text())
+    for key in ("table_detector", "photo_classifier", "photo_text_reader"):
+        settings.pop(key, None)
+    (models / "cards.json").write_text(json.dumps(settings))
+    with pytest.raises(ModelError, match="photo_second_classifier corner-classifier-second"):
+        default_model(models)

@@ -510,8 +510,9 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
         shutil.copy(file, models / file.name)
     settings = json.loads((MODELS / "cards.json").read_text())
     settings["photo_classifier"] = "corner-classifier-large.onnx"
-    for key in ("table_detector", "photo_text_reader"):  # not copied: this test is about
-        settings.pop(key, None)                           # the classifiers
+    # Not copied: this test is about the photo classifier.
+    for key in ("table_detector", "photo_text_reader", "photo_second_classifier"):
+        settings.pop(key, None)
     (models / "cards.json").write_text(json.dumps(settings))
     with pytest.raises(ModelError, match=r"corner-classifier-large\.onnx"):
         default_model(models)

@@ -130,3 +130,20 @@ def test_mined_boxes_of_no_index_keep_out_what_may_be_an_index() -> None:
         boxes[[1, 3]].tolist()
     # Whole-card labels (real-photos-dev): no corner boxes to keep clear of.
     assert len(no_index_boxes(found, present, None, shape)) == 4
+
+
+def test_a_detector_box_is_named_by_the_labelled_corner_it_overlaps_most() -> None:
+    from vision.training.boxed_crops import MIN_IOU, named_boxes
+
+    corners = np.array([[0, 0, 10, 20], [8, 0, 18, 20], [100, 100, 110, 120]], np.float64)
+    boxes = np.array([
+        [0, 0, 10, 10],     # the rank of the first corner alone: half its box
+        [9, 0, 19, 20],     # mostly the second corner, a strip of the first
+        [50, 50, 60, 60],   # a pip: on no corner
+        [100, 100, 102, 104],  # a sliver of the third: under MIN_IOU
+    ], np.float32)
+    named = list(named_boxes(boxes, corners, [4, 17, 30]))
+    assert [class_id for _, class_id in named] == [4, 17]
+    assert np.array_equal(named[0][0], boxes[0])
+    assert MIN_IOU > 0.04  # the sliver's overlap
+    assert list(named_boxes(boxes, np.zeros((0, 4)), [])) == []

@@ -124,6 +124,17 @@ class ModelInfo:
     # few crops a photo (models/README.md, "Session 20").
     photo_tight_margin: float = 0.0
     photo_tight_share: float = 0.25
+    # Photo mode may read a corner it names unsurely (under SURE_NAME) with a second
+    # classifier trained apart, when the index head judges it an index with at least
+    # ``photo_second_min_index``: its log-probabilities, times ``photo_second_weight``,
+    # join the photo classifier's over that one's ``photo_second_top`` likeliest names
+    # (``joined_readings``). Two networks trained apart err on different crops of decks
+    # neither saw; a sure name is not read again (models/README.md, "Session 21"). None:
+    # the photo classifier alone.
+    photo_second_classifier: Path | None = None
+    photo_second_weight: float = 0.5
+    photo_second_top: int = 2
+    photo_second_min_index: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -145,6 +156,12 @@ class ModelInfo:
                              f"(0: off) and photo_tight_share {self.photo_tight_share}: the "
                              "margin is a size, at least 0, and the share lies between 0 "
                              "and 1")
+        if self.photo_second_weight < 0 or not 2 <= self.photo_second_top <= 52 or \
+                not 0 <= self.photo_second_min_index < 1:
+            raise ModelError(f"cards.json: photo_second_weight {self.photo_second_weight} "
+                             f"(at least 0), photo_second_top {self.photo_second_top} (2 to 52 "
+                             f"names), photo_second_min_index {self.photo_second_min_index} (a "
+                             "probability, 0 up to below 1)")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -192,6 +209,7 @@ def default_model(models: Path = MODELS) -> ModelInfo:
     photo_classifier = _named_file(settings, "photo_classifier", models)
     table_weights = _named_file(settings, "table_detector", models)
     text_reader = _named_file(settings, "photo_text_reader", models)
+    second_classifier = _named_file(settings, "photo_second_classifier", models)
     named = [str(settings["detector"])] if "detector" in settings else []
     for name in (*named, "cards.onnx"):
         if (models / name).exists():
@@ -218,7 +236,11 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_min_index", 0.0)),
                              bool(settings.get("photo_uses_table_detector", False)),
                              float(settings.get("photo_tight_margin", 0.0)),
-                             float(settings.get("photo_tight_share", 0.25)))
+                             float(settings.get("photo_tight_share", 0.25)),
+                             second_classifier,
+                             float(settings.get("photo_second_weight", 0.5)),
+                             int(settings.get("photo_second_top", 2)),
+                             float(settings.get("photo_second_min_index", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -421,6 +443,7 @@ class CardDetector:
         self.classifier: CornerClassifier | None = None
         self.photo_classifier: CornerClassifier | None = None
         self.text_reader: TextReader | None = None
+        self.second_classifier: CornerClassifier | None = None
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier)
@@ -428,6 +451,10 @@ class CardDetector:
                     else CornerClassifier(self.info.photo_classifier)
                 if self.info.photo_text_reader is not None and self.info.photo_text_weight > 0:
                     self.text_reader = TextReader(self.info.photo_text_reader)
+                if self.info.photo_second_classifier is not None and \
+                        self.info.photo_second_weight > 0:
+                    self.second_classifier = CornerClassifier(
+                        self.info.photo_second_classifier)
             except ClassifierError as error:
                 raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):
@@ -478,7 +505,9 @@ class CardDetector:
                                       text_reader=self.text_reader,
                                       judge_index=mode == "photo",
                                       tight_margin=self.info.photo_tight_margin
-                                      if mode == "photo" else 0.0)
+                                      if mode == "photo" else 0.0,
+                                      second=self.second_classifier
+                                      if mode == "photo" else None)
 
         named = name(found)
         if more is not None:
@@ -545,7 +574,8 @@ class CardDetector:
                       weights: tuple[float, ...] = (1.0,), orientations: int = 2,
                       deck_reads_all: bool = True,
                       text_reader: TextReader | None = None,
-                      judge_index: bool = False, tight_margin: float = 0.0) -> Detections:
+                      judge_index: bool = False, tight_margin: float = 0.0,
+                      second: CornerClassifier | None = None) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
@@ -554,7 +584,10 @@ class CardDetector:
         ``judge_index``: drop the boxes ``classifier`` judges to show no index
         (``ModelInfo.photo_min_index``), when it judges that. ``tight_margin``: read the
         corners named under ``SURE_NAME`` (and judged an index) again in a crop cut at
-        this margin, joined at ``ModelInfo.photo_tight_share`` (0: not).
+        this margin, joined at ``ModelInfo.photo_tight_share`` (0: not). ``second``: a
+        second classifier reads the ``MARGIN`` crops of the corners still unsure after that
+        (and judged an index with ``ModelInfo.photo_second_min_index``), joined by
+        ``ModelInfo.photo_second_weight`` over ``photo_second_top`` names.
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -595,6 +628,20 @@ class CardDetector:
                                                            tight_index, share)
             probabilities[again] = blended_readings(probabilities[again], tight, share)
 
+        def read_second(probabilities: np.ndarray) -> None:
+            assert second is not None
+            unsure = probabilities.max(axis=1) < SURE_NAME
+            if index_probabilities is not None:
+                unsure &= index_probabilities >= max(self.info.photo_min_index,
+                                                     self.info.photo_second_min_index)
+            again = np.flatnonzero(unsure)
+            if len(again) == 0:
+                return
+            other = second.views_probabilities([cut(MARGIN)[again]], orientations=orientations)
+            probabilities[again] = joined_readings(
+                probabilities[again], np.log(np.clip(other, 1e-12, None)),
+                self.info.photo_second_weight, self.info.photo_second_top)
+
         def read() -> np.ndarray:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
@@ -606,6 +653,8 @@ class CardDetector:
                                                                orientations=orientations)
             if tight_margin > 0:
                 read_tight(probabilities)
+            if second is not None:
+                read_second(probabilities)
             if text_reader is None:
                 return probabilities
             # A name the classifier is sure of is not read again: the text reader costs

@@ -37,6 +37,14 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-tight-margin", float, None, "the margin unsure corners are read again at; 0 "
                                           "does not"),
     ("--photo-tight-share", float, None, "that tight reading's share of the whole"),
+    ("--photo-second-classifier", Path, None, "a second classifier's ONNX model, read for "
+                                              "unsure corners"),
+    ("--photo-second-weight", float, None, "the second classifier's weight; 0 reads without "
+                                           "it"),
+    ("--photo-second-top", int, None, "how many of the classifier's likeliest names the "
+                                      "second weighs again"),
+    ("--photo-second-min-index", float, None, "how sure the index head must be of a corner "
+                                              "for the second classifier to read it"),
 )
 # The flags above as argparse names them: the ``ModelInfo`` fields they set.
 PHOTO_OPTIONS = tuple(flag[2:].replace("-", "_") for flag, *_ in _PHOTO_FLAGS)

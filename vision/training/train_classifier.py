@@ -109,9 +109,11 @@ assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
 
 CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
 INDEX_CHANNELS = 32  # the index head's 1x1 convolution over the last feature map
+CENTRE_CHANNELS = 32  # the centre head's 1x1 convolution over the last feature map
 
 
-def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
+def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False,
+                  centre_head: bool = False):
     """A small CNN (a torch module: torch is the workshop's) with two heads, rank (13) and
     suit (4), joined into 52 log-probabilities.
 
@@ -127,6 +129,11 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
     lies tells an index from a pip: a rank above a suit against one symbol alone. A linear
     head on the pooled features, trained alone, let too many heart and club pips through
     (models/README.md, "Session 19").
+
+    ``centre_head``: rank and suit logits read from the same unpooled map, added to the
+    pooled heads' logits. Pooling over the whole crop cannot tell the index the box is
+    centred on from a fanned neighbour's index beside it; the map's cells can. Its last
+    layer starts at zero, so the network first computes exactly what it did without it.
     """
     import torch
     import torch.nn as nn
@@ -153,12 +160,23 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False):
                 nn.Conv2d(c3, INDEX_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
                 nn.Dropout(0.2), nn.Linear(INDEX_CHANNELS * side * side, 1)) \
                 if index_head else None
+            self.centre = None
+            if centre_head:
+                self.centre = nn.Sequential(
+                    nn.Conv2d(c3, CENTRE_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
+                    nn.Dropout(0.2), nn.Linear(CENTRE_CHANNELS * side * side, RANKS + SUITS))
+                nn.init.zeros_(self.centre[-1].weight)
+                nn.init.zeros_(self.centre[-1].bias)
 
         def forward(self, x: torch.Tensor):  # (N, 52) log-probs [, (N, 1) index logits]
             spatial = self.features[:-3](x)  # before pooling, flattening and dropout
             f = self.features[-3:](spatial)
-            rank = torch.log_softmax(self.rank(f), dim=1)
-            suit = torch.log_softmax(self.suit(f), dim=1)
+            rank, suit = self.rank(f), self.suit(f)
+            if self.centre is not None:
+                centre = self.centre(spatial)
+                rank, suit = rank + centre[:, :RANKS], suit + centre[:, RANKS:]
+            rank = torch.log_softmax(rank, dim=1)
+            suit = torch.log_softmax(suit, dim=1)
             names = (rank[:, :, None] + suit[:, None, :]).flatten(1)
             return names if self.index is None else (names, self.index(spatial))
 
@@ -338,7 +356,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           channels: Sequence[int] = CHANNELS, reshape: bool = False,
           widen: Path | None = None, fade: float = 0.0,
           grain: float = 0.0, index_head: bool = False,
-          index_only: bool = False) -> dict[str, object]:
+          index_only: bool = False, centre_head: bool = False,
+          centre_only: bool = False) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -352,7 +371,10 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     labelled ``NOT_INDEX`` (``vision.training.negatives``) teach its "no" and nothing of
     the names; a state dict without that head (``init``) starts it from scratch.
     ``index_only``: train the index head alone, on the trained network's features (frozen,
-    batch norm's statistics too), so that the names read exactly as ``init``'s."""
+    batch norm's statistics too), so that the names read exactly as ``init``'s.
+    ``centre_head``: add the centre head (``build_network``); a state dict without it
+    (``init``) starts it at zero. ``centre_only``: train the centre head alone, on the
+    frozen network, so that the index head and the features stay ``init``'s."""
     import torch
     import torch.nn.functional as F
 
@@ -377,11 +399,11 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     if not index_head and bool((y_train >= NOT_INDEX).any()):
         raise ValueError("crops labelled as no index are among the training files: they "
                          "need the index head (--index-head)")
-    net = build_network(channels, index_head)
+    net = build_network(channels, index_head, centre_head)
     if init is not None:
         missing, unexpected = net.load_state_dict(torch.load(init, map_location="cpu"),
                                                   strict=False)
-        if unexpected or any(not key.startswith("index.") for key in missing):
+        if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
             raise ValueError(f"{init} does not fit this network: missing {missing}, "
                              f"unexpected {unexpected}")
     elif widen is not None:
@@ -393,6 +415,12 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                              "trained network to start from (--init)")
         for name, parameter in net.named_parameters():
             parameter.requires_grad = name.startswith("index.")
+    if centre_only:
+        if index_only or not centre_head or init is None:
+            raise ValueError("training the centre head alone needs --centre-head, a trained "
+                             "network to start from (--init), and not --index-only")
+        for name, parameter in net.named_parameters():
+            parameter.requires_grad = name.startswith("centre.")
     optimiser = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=lr,
                                   weight_decay=1e-4)
     per_epoch = int(quota.sum())  # a fresh random sample of crops each epoch
@@ -404,7 +432,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     started = time.time()
     for epoch in range(epochs):
         net.train()
-        if index_only:
+        if index_only or centre_only:
             net.features.eval()  # batch norm keeps the trained network's statistics
         # Sampling with replacement within a file lets a small file fill a large share.
         order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator)
@@ -549,6 +577,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--index-head", action="store_true",
                      help="also learn whether a crop shows an index at all, from crops "
                      "labelled as none (vision.training.negatives) among --train")
+    fit.add_argument("--centre-head", action="store_true",
+                     help="also name the crop from the unpooled feature map, where the "
+                     "centred index stands apart from its neighbours (build_network)")
+    fit.add_argument("--centre-only", action="store_true",
+                     help="train the centre head alone on --init's frozen network")
     fit.add_argument("--index-only", action="store_true",
                      help="train the index head alone on --init's frozen network, whose "
                      "names stay exactly as they were")
@@ -615,7 +648,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         lr=args.lr, shares=args.share, channels=args.channels,
                         reshape=args.reshape, widen=args.widen, fade=args.fade,
                         grain=args.grain, index_head=args.index_head,
-                        index_only=args.index_only)
+                        index_only=args.index_only, centre_head=args.centre_head,
+                        centre_only=args.centre_only)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
