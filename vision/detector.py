@@ -609,11 +609,16 @@ class CardDetector:
         judge_index = judge_index and self.info.photo_min_index > 0 and \
             getattr(classifier, "judges_index", False)
 
-        def read_tight(probabilities: np.ndarray) -> None:
-            unsure = probabilities.max(axis=1) < SURE_NAME
+        def unsure(probabilities: np.ndarray, min_index: float) -> np.ndarray:
+            """The corners named under SURE_NAME that the index head, when asked, judges
+            an index with at least ``min_index``: those a second look may read again."""
+            doubtful = probabilities.max(axis=1) < SURE_NAME
             if index_probabilities is not None:
-                unsure &= index_probabilities >= self.info.photo_min_index
-            again = np.flatnonzero(unsure)
+                doubtful &= index_probabilities >= min_index
+            return np.flatnonzero(doubtful)
+
+        def read_tight(probabilities: np.ndarray) -> None:
+            again = unsure(probabilities, self.info.photo_min_index)
             if len(again) == 0:
                 return
             crops = [np.stack([crop_square(image, box, tight_margin)
@@ -630,11 +635,8 @@ class CardDetector:
 
         def read_second(probabilities: np.ndarray) -> None:
             assert second is not None
-            unsure = probabilities.max(axis=1) < SURE_NAME
-            if index_probabilities is not None:
-                unsure &= index_probabilities >= max(self.info.photo_min_index,
-                                                     self.info.photo_second_min_index)
-            again = np.flatnonzero(unsure)
+            again = unsure(probabilities, max(self.info.photo_min_index,
+                                              self.info.photo_second_min_index))
             if len(again) == 0:
                 return
             other = second.views_probabilities([cut(MARGIN)[again]], orientations=orientations)

@@ -33,7 +33,7 @@ from vision.detector import CardDetector, default_model
 
 from .labels import box_iou
 from .realdata import jittered_crops, save_crops
-from .train_classifier import jpeg_copy
+from .train_classifier import corner_boxes, jpeg_copy, layout_weights
 
 # A box that shares less than this with every labelled corner is not named from them.
 MIN_IOU = 0.3
@@ -62,13 +62,9 @@ def boxed_crops(detector: CardDetector, scenes: int, seed: int, per_box: int,
 
     from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
     from vision.training.synth.decks import available_decks, load_deck
-    from vision.training.synth.scene import LAYOUTS, render_scene
+    from vision.training.synth.scene import render_scene
 
-    unknown = sorted(set(layouts or ()) - set(LAYOUTS))
-    if unknown:
-        raise ValueError(f"no layout named {', '.join(unknown)}; the layouts are "
-                         f"{', '.join(sorted(LAYOUTS))}")
-    weights = {name: 1.0 for name in layouts} if layouts else None
+    weights = layout_weights(layouts)
     backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
     rng = np.random.default_rng(seed)
     decks = [load_deck(name) for name in available_decks(role)]
@@ -78,9 +74,7 @@ def boxed_crops(detector: CardDetector, scenes: int, seed: int, per_box: int,
                              layout_weights=weights)
         image = jpeg_copy(scene)
         height, width = image.shape[:2]
-        corners = np.array([((cx - w / 2) * width, (cy - h / 2) * height,
-                             (cx + w / 2) * width, (cy + h / 2) * height)
-                            for _, cx, cy, w, h in scene.labels], np.float64).reshape(-1, 4)
+        corners = corner_boxes(scene, width, height)
         classes = [int(label[0]) for label in scene.labels]
         found = detector.detect(image, "photo")
         for box, class_id in named_boxes(found.xyxy, corners, classes):

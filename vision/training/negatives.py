@@ -45,7 +45,7 @@ from vision.reading import nested_shares
 
 from .labels import class_names, labelled_boxes
 from .realdata import REAL_DECKS, REAL_PHOTOS, jittered_crops, photos
-from .train_classifier import NOT_INDEX, jpeg_copy
+from .train_classifier import NOT_INDEX, corner_boxes, jpeg_copy
 
 # The reader's thresholds while mining: every box the detectors score from LOW_SCORE is
 # named, so the boxes a reader tuned for recall would see are among them.
@@ -117,9 +117,7 @@ def rendered_negatives(detector: CardDetector, scenes: int, seed: int, per_box: 
         scene = render_scene(rng, deck, size=1280, height=960, backgrounds=TRAIN_BACKGROUNDS)
         image = jpeg_copy(scene)
         height, width = image.shape[:2]
-        corners = np.array([((cx - w / 2) * width, (cy - h / 2) * height,
-                             (cx + w / 2) * width, (cy + h / 2) * height)
-                            for _, cx, cy, w, h in scene.labels]).reshape(-1, 4)
+        corners = corner_boxes(scene, width, height)
         found = detector.detect(image, "table")
         yield from _cut(image, no_index_boxes(found, set(scene.cards), corners, image.shape,
                                               by_rank=True), per_box, rng)

@@ -58,13 +58,9 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
 
     from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
     from vision.training.synth.decks import available_decks, load_deck
-    from vision.training.synth.scene import LAYOUTS, render_scene
+    from vision.training.synth.scene import render_scene
 
-    unknown_layouts = sorted(set(layouts or ()) - set(LAYOUTS))
-    if unknown_layouts:
-        raise ValueError(f"no layout named {', '.join(unknown_layouts)}; the layouts are "
-                         f"{', '.join(sorted(LAYOUTS))}")
-    weights = {name: 1.0 for name in layouts} if layouts else None
+    weights = layout_weights(layouts)
     rng = np.random.default_rng(seed)
     names = available_decks(role)
     if deck_names:
@@ -91,6 +87,25 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
                 images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(*margin_jitter)))
                 labels.append(cls)
     return np.stack(images), np.array(labels, np.int64)
+
+
+def layout_weights(layouts: Sequence[str] | None) -> dict[str, float] | None:
+    """``render_scene``'s ``layout_weights`` for only these layouts, in equal shares (None:
+    the generator's mix). Raises ValueError naming a layout the generator does not draw."""
+    from vision.training.synth.scene import LAYOUTS
+
+    unknown = sorted(set(layouts or ()) - set(LAYOUTS))
+    if unknown:
+        raise ValueError(f"no layout named {', '.join(unknown)}; the layouts are "
+                         f"{', '.join(sorted(LAYOUTS))}")
+    return {name: 1.0 for name in layouts} if layouts else None
+
+
+def corner_boxes(scene, width: int, height: int) -> np.ndarray:  # a synth.scene.Scene
+    """(N, 4) x1 y1 x2 y2 of the scene's labelled corners, in the pixels of its photo."""
+    return np.array([((cx - w / 2) * width, (cy - h / 2) * height,
+                      (cx + w / 2) * width, (cy + h / 2) * height)
+                     for _, cx, cy, w, h in scene.labels], np.float64).reshape(-1, 4)
 
 
 def jpeg_copy(scene) -> np.ndarray:  # a vision.training.synth.scene.Scene
