@@ -229,3 +229,40 @@ def test_the_workshop_names_a_crop_file_it_cannot_find(tmp_path: Path,
     assert "no such crop file" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="not made"):
         text_features.load_features("no-such-crops")
+
+
+def test_the_text_reader_reads_only_the_unsure_corners_the_index_head_passes() -> None:
+    # Three corners torn between 8d and 6d, judged an index at 0.95, 0.85 and 0.6. With
+    # the second classifier's gate at 0.9 the text reader reads the first only; with no
+    # gate, all three (the head's own bar, 0.5, lets them be named).
+    torn = _distribution("8d", 0.5)
+    torn[CARD_NAMES.index("6d")] = 0.45
+    torn /= torn.sum()
+    judged = np.array([0.95, 0.85, 0.6], np.float32)
+    asked: list[int] = []
+
+    class Judging:
+        judges_index = True
+
+        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            return np.repeat(torn[None], len(views[0]), axis=0), judged[:len(views[0])].copy()
+
+    class Text:
+        def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
+            asked.append(len(crops))
+            return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
+
+    boxes = np.array([[10 + 60 * k, 10, 40 + 60 * k, 50] for k in range(3)], np.float32)
+    found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
+    image = np.zeros((200, 300, 3), np.uint8)
+    for gate, read in ((0.9, 1), (0.0, 3)):
+        asked.clear()
+        info = dataclasses.replace(default_model(), photo_min_index=0.5, photo_tight_margin=0.0,
+                                   photo_second_min_index=gate, photo_text_weight=0.5,
+                                   photo_text_top=2)
+        named = CardDetector(info)._name_corners(
+            image, found, Judging(), judge_index=True,  # type: ignore[arg-type]
+            text_reader=Text())  # type: ignore[arg-type]
+        assert asked == [read]
+        assert list(named.labels) == ["6d"] * read + ["8d"] * (3 - read)

@@ -579,7 +579,8 @@ class CardDetector:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
-        ``text_reader`` reads the ``MARGIN`` crops too, and its log-probabilities, times
+        ``text_reader`` reads the ``MARGIN`` crops of the corners still unsure after the
+        second classifier, through the same gate, and its log-probabilities, times
         ``ModelInfo.photo_text_weight``, join the classifier's (not a learned deck's).
         ``judge_index``: drop the boxes ``classifier`` judges to show no index
         (``ModelInfo.photo_min_index``), when it judges that. ``tight_margin``: read the
@@ -661,10 +662,13 @@ class CardDetector:
                 return probabilities
             # A name the classifier is sure of is not read again: the text reader costs
             # about 5 ms a crop, and a sure name is right (models/README.md, "Session 18").
-            unsure = np.flatnonzero(probabilities.max(axis=1) < SURE_NAME)
-            if len(unsure):
-                probabilities[unsure] = joined_readings(
-                    probabilities[unsure], text_reader.log_probabilities(cut(MARGIN)[unsure]),
+            # Nor is a box the index head doubts: ungated, it named pips (session 18).
+            doubtful = unsure(probabilities, max(self.info.photo_min_index,
+                                                 self.info.photo_second_min_index))
+            if len(doubtful):
+                probabilities[doubtful] = joined_readings(
+                    probabilities[doubtful],
+                    text_reader.log_probabilities(cut(MARGIN)[doubtful]),
                     self.info.photo_text_weight, self.info.photo_text_top)
             return probabilities
 
