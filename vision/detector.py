@@ -634,10 +634,12 @@ class CardDetector:
                                                            tight_index, share)
             probabilities[again] = blended_readings(probabilities[again], tight, share)
 
+        # The second classifier and the text reader read only what this gate passes.
+        reread_gate = max(self.info.photo_min_index, self.info.photo_second_min_index)
+
         def read_second(probabilities: np.ndarray) -> None:
             assert second is not None
-            again = unsure(probabilities, max(self.info.photo_min_index,
-                                              self.info.photo_second_min_index))
+            again = unsure(probabilities, reread_gate)
             if len(again) == 0:
                 return
             other = second.views_probabilities([cut(MARGIN)[again]], orientations=orientations)
@@ -663,8 +665,7 @@ class CardDetector:
             # A name the classifier is sure of is not read again: the text reader costs
             # about 5 ms a crop, and a sure name is right (models/README.md, "Session 18").
             # Nor is a box the index head doubts: ungated, it named pips (session 18).
-            doubtful = unsure(probabilities, max(self.info.photo_min_index,
-                                                 self.info.photo_second_min_index))
+            doubtful = unsure(probabilities, reread_gate)
             if len(doubtful):
                 probabilities[doubtful] = joined_readings(
                     probabilities[doubtful],
