@@ -139,8 +139,10 @@ def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
             asked.append(len(crops))
             return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
 
-    # (Without the tight second reading, which would read the torn crops again first.)
-    info = dataclasses.replace(default_model(), photo_text_weight=0.25, photo_tight_margin=0.0)
+    # (Without the tight second reading, which would read the torn crops again first, nor
+    # the familiar deck's bar: half the corners are sure.)
+    info = dataclasses.replace(default_model(), photo_text_weight=0.25, photo_tight_margin=0.0,
+                               photo_text_max_sure=1.0)
     reader = CardDetector(info, locator=_FixedLocator(boxes))
     reader.photo_classifier = Classifier()  # type: ignore[assignment]
     reader.classifier = Classifier()  # type: ignore[assignment]
@@ -266,3 +268,47 @@ def test_the_text_reader_reads_only_the_unsure_corners_the_index_head_passes() -
             text_reader=Text())  # type: ignore[arg-type]
         assert asked == [read]
         assert list(named.labels) == ["6d"] * read + ["8d"] * (3 - read)
+
+
+def test_the_text_reader_stays_out_of_a_photo_whose_deck_the_classifiers_know() -> None:
+    # Four corners judged an index: three named sure (Ah, Kh, Qh), one torn between 8d and
+    # 6d. A quarter is unsure: with the bar at 0.5 the deck counts as known and the text
+    # reader reads nothing; at 0.8 (three quarters sure is under it) it reads the torn one.
+    torn = _distribution("8d", 0.5)
+    torn[CARD_NAMES.index("6d")] = 0.45
+    torn /= torn.sum()
+    readings = np.stack([_distribution("Ah", 0.999), _distribution("Kh", 0.999),
+                         _distribution("Qh", 0.999), torn])
+    asked: list[int] = []
+
+    class Judging:
+        judges_index = True
+
+        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            return readings[:len(views[0])].copy(), np.full(len(views[0]), 0.95, np.float32)
+
+    class Text:
+        def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
+            asked.append(len(crops))
+            return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
+
+    boxes = np.array([[10 + 60 * k, 10, 40 + 60 * k, 50] for k in range(4)], np.float32)
+    found = Detections(boxes, np.full(4, 0.6, np.float32), np.zeros(4, np.int64), ("item",))
+    image = np.zeros((200, 300, 3), np.uint8)
+    for bar, read, last in ((0.5, [], "8d"), (0.8, [1], "6d"), (1.0, [1], "6d")):
+        asked.clear()
+        info = dataclasses.replace(default_model(), photo_min_index=0.5, photo_tight_margin=0.0,
+                                   photo_second_min_index=0.9, photo_text_weight=0.5,
+                                   photo_text_top=2, photo_text_max_sure=bar)
+        named = CardDetector(info)._name_corners(
+            image, found, Judging(), judge_index=True,  # type: ignore[arg-type]
+            text_reader=Text())  # type: ignore[arg-type]
+        assert asked == read
+        assert list(named.labels) == ["Ah", "Kh", "Qh", last]
+
+
+def test_a_text_reader_bar_that_is_no_share_is_refused() -> None:
+    for bar in (0.0, 1.5):
+        with pytest.raises(ModelError, match="photo_text_max_sure"):
+            dataclasses.replace(default_model(), photo_text_max_sure=bar)

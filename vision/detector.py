@@ -135,6 +135,12 @@ class ModelInfo:
     photo_second_weight: float = 0.5
     photo_second_top: int = 2
     photo_second_min_index: float = 0.0
+    # The text reader (``photo_text_reader``) reads only in a photo of a deck the
+    # classifiers know less well: one where fewer than this share of the corners judged an
+    # index are named sure (SURE_NAME) before it reads. On our own deck it turned right
+    # names wrong (5s as Js), on decks never trained on it named more right
+    # (models/README.md, "Session 23"). 1: in every photo.
+    photo_text_max_sure: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -148,6 +154,10 @@ class ModelInfo:
         if not 2 <= self.photo_text_top <= 52:
             raise ModelError(f"cards.json: photo_text_top {self.photo_text_top}: choose 2 "
                              "to 52 names")
+        if not 0 < self.photo_text_max_sure <= 1:
+            raise ModelError(f"cards.json: photo_text_max_sure {self.photo_text_max_sure} is "
+                             "a share of a photo's corners: choose above 0 up to 1 (every "
+                             "photo)")
         if not 0 <= self.photo_min_index < 1:
             raise ModelError(f"cards.json: photo_min_index {self.photo_min_index} is a "
                              "probability: choose 0 (off) up to below 1")
@@ -240,7 +250,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              second_classifier,
                              float(settings.get("photo_second_weight", 0.5)),
                              int(settings.get("photo_second_top", 2)),
-                             float(settings.get("photo_second_min_index", 0.0)))
+                             float(settings.get("photo_second_min_index", 0.0)),
+                             float(settings.get("photo_text_max_sure", 1.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -498,19 +509,22 @@ class CardDetector:
         photo_classifier = self.photo_classifier
         assert photo_classifier is not None
 
-        def name(boxes: Detections) -> Detections:
+        def name(boxes: Detections, text_reader: TextReader | None) -> Detections:
             return self._name_corners(image, boxes, photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False,
-                                      text_reader=self.text_reader,
+                                      text_reader=text_reader,
                                       judge_index=mode == "photo",
                                       tight_margin=self.info.photo_tight_margin
                                       if mode == "photo" else 0.0,
                                       second=self.second_classifier
                                       if mode == "photo" else None)
 
-        named = name(found)
+        named = name(found, self.text_reader)
         if more is not None:
+            # The text reader reads the added boxes only where it read the photo's own.
+            text_reader = None if named.class_probabilities is not None and \
+                self._familiar(named.class_probabilities) else self.text_reader
             # The table detector finds indices of a table that photo mode's misses
             # (models/README.md, "Session 15"). Its box on an index photo mode's detector
             # boxed too is named only when that box's name is unsure: the reading then
@@ -522,11 +536,12 @@ class CardDetector:
             # index overrode a right name with a surer wrong one (3d as Kd; models/
             # README.md, "Session 19").
             if mode == "photo":
-                added = name(more[~_covered(more.xyxy, named.xyxy)])
+                added = name(more[~_covered(more.xyxy, named.xyxy)], text_reader)
                 added = added[added.confidence >= self.info.faint_class_conf]
             else:
                 added = name(more[~_covered(more.xyxy,
-                                            named.xyxy[named.confidence >= SURE_NAME])])
+                                            named.xyxy[named.confidence >= SURE_NAME])],
+                             text_reader)
             named = _joined(named, added)
         return named
 
@@ -666,7 +681,7 @@ class CardDetector:
             # about 5 ms a crop, and a sure name is right (models/README.md, "Session 18").
             # Nor is a box the index head doubts: ungated, it named pips (session 18).
             doubtful = unsure(probabilities, reread_gate)
-            if len(doubtful):
+            if len(doubtful) and not self._familiar(probabilities, index_probabilities):
                 probabilities[doubtful] = joined_readings(
                     probabilities[doubtful],
                     text_reader.log_probabilities(cut(MARGIN)[doubtful]),
@@ -689,6 +704,18 @@ class CardDetector:
         named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES,
                            probabilities)
         return named[keep]
+
+    def _familiar(self, probabilities: np.ndarray,
+                  index_probabilities: np.ndarray | None = None) -> bool:
+        """Whether the classifiers know the photo's deck well enough that the text reader
+        stays out: at least ``photo_text_max_sure`` of the corners judged an index (all of
+        them, unless ``index_probabilities`` says) are named sure."""
+        if self.info.photo_text_max_sure >= 1:
+            return False
+        sure = probabilities.max(axis=1) >= SURE_NAME
+        if index_probabilities is not None:
+            sure = sure[index_probabilities >= self.info.photo_min_index]
+        return len(sure) > 0 and float(sure.mean()) >= self.info.photo_text_max_sure
 
     def warm_up(self) -> None:
         self.detect(np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8), "live")

@@ -30,6 +30,8 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-text-weight", float, None, "the text reader's weight; 0 reads without it"),
     ("--photo-text-top", int, None, "how many of the classifier's likeliest names the text "
                                     "reader weighs again"),
+    ("--photo-text-max-sure", float, None, "the text reader reads only a photo with fewer "
+                                           "than this share of its corners named sure"),
     ("--photo-min-index", float, None, "how sure the classifier's index head must be that a "
                                        "box shows an index"),
     ("--photo-uses-table-detector", _yes_or_no, None, "yes: read with the table detector too "
