@@ -102,6 +102,17 @@ def test_the_text_reader_reads_a_crop_and_its_half_turn_alike() -> None:
     assert reader.log_probabilities(crops[:0]).shape == (0, 52)
 
 
+class _SaysSixOfDiamonds:
+    """A text reader that names every crop 6d, and counts the crops each call asks of it."""
+
+    def __init__(self, asked: list[int]) -> None:
+        self.asked = asked
+
+    def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
+        self.asked.append(len(crops))
+        return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
+
+
 class _FixedLocator:
     names = ("item",)
     dynamic = True
@@ -134,10 +145,6 @@ def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
             return np.stack([_distribution("8d", 0.999) if k % 2 else torn
                              for k in range(len(views[0]))])
 
-    class Text:
-        def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
-            asked.append(len(crops))
-            return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
 
     # (Without the tight second reading, which would read the torn crops again first, nor
     # the familiar deck's bar: half the corners are sure.)
@@ -146,7 +153,7 @@ def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
     reader = CardDetector(info, locator=_FixedLocator(boxes))
     reader.photo_classifier = Classifier()  # type: ignore[assignment]
     reader.classifier = Classifier()  # type: ignore[assignment]
-    reader.text_reader = Text()  # type: ignore[assignment]
+    reader.text_reader = _SaysSixOfDiamonds(asked)  # type: ignore[assignment]
     found = reader.detect(image, "photo")
     assert asked == [3]
     assert sorted(found.labels) == ["6d"] * 3 + ["8d"] * 3
@@ -250,10 +257,6 @@ def test_the_text_reader_reads_only_the_unsure_corners_the_index_head_passes() -
                           orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
             return np.repeat(torn[None], len(views[0]), axis=0), judged[:len(views[0])].copy()
 
-    class Text:
-        def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
-            asked.append(len(crops))
-            return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
 
     boxes = np.array([[10 + 60 * k, 10, 40 + 60 * k, 50] for k in range(3)], np.float32)
     found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
@@ -265,7 +268,7 @@ def test_the_text_reader_reads_only_the_unsure_corners_the_index_head_passes() -
                                    photo_text_top=2)
         named = CardDetector(info)._name_corners(
             image, found, Judging(), judge_index=True,  # type: ignore[arg-type]
-            text_reader=Text())  # type: ignore[arg-type]
+            text_reader=_SaysSixOfDiamonds(asked))  # type: ignore[arg-type]
         assert asked == [read]
         assert list(named.labels) == ["6d"] * read + ["8d"] * (3 - read)
 
@@ -288,10 +291,6 @@ def test_the_text_reader_stays_out_of_a_photo_whose_deck_the_classifiers_know() 
                           orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
             return readings[:len(views[0])].copy(), np.full(len(views[0]), 0.95, np.float32)
 
-    class Text:
-        def log_probabilities(self, crops: np.ndarray) -> np.ndarray:
-            asked.append(len(crops))
-            return np.log(np.repeat(_distribution("6d", 0.99)[None], len(crops), axis=0))
 
     boxes = np.array([[10 + 60 * k, 10, 40 + 60 * k, 50] for k in range(4)], np.float32)
     found = Detections(boxes, np.full(4, 0.6, np.float32), np.zeros(4, np.int64), ("item",))
@@ -303,7 +302,7 @@ def test_the_text_reader_stays_out_of_a_photo_whose_deck_the_classifiers_know() 
                                    photo_text_top=2, photo_text_max_sure=bar)
         named = CardDetector(info)._name_corners(
             image, found, Judging(), judge_index=True,  # type: ignore[arg-type]
-            text_reader=Text())  # type: ignore[arg-type]
+            text_reader=_SaysSixOfDiamonds(asked))  # type: ignore[arg-type]
         assert asked == read
         assert list(named.labels) == ["Ah", "Kh", "Qh", last]
 
