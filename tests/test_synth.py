@@ -22,11 +22,13 @@ from vision.training.synth.decks import (
     SOURCES_BY_NAME,
     _package_root,
     _render_element,
+    _rounded,
     _run,
     ensure_procedural,
     find_corner,
     load_deck,
     svg_dir_file,
+    svg_num_file,
 )
 from vision.training.synth.scene import LAYOUTS, _visible_box, render_scene
 
@@ -85,6 +87,21 @@ def test_svg_dir_decks_name_each_card_file_by_rank_and_suit() -> None:
     assert [svg_dir_file(card) for card in ("Td", "As", "2c", "Qh")] == \
         ["TD.svg", "AS.svg", "2C.svg", "QH.svg"]
     assert len({svg_dir_file(card) for card in CARD_NAMES}) == 52
+
+
+def test_a_square_cornered_card_is_rounded_and_a_rounded_one_kept() -> None:
+    square = Image.new("RGBA", (280, 400), (250, 250, 250, 255))
+    rounded = np.asarray(_rounded(square))
+    assert rounded[0, 0, 3] == 0 and rounded[-1, -1, 3] == 0  # the corners cut away
+    assert rounded[200, 140, 3] == 255 and rounded[0, 140, 3] == 255  # the card kept
+    assert np.array_equal(np.asarray(_rounded(Image.fromarray(rounded))), rounded)
+
+
+def test_svg_num_decks_name_each_card_file_by_rank_number_and_suit() -> None:
+    # @younestouati/playing-cards-standard-deck's cards folder: 1s.svg (A) ... 13c.svg (K)
+    assert [svg_num_file(card) for card in ("As", "Td", "Jh", "Kc", "2s")] == \
+        ["1s.svg", "10d.svg", "11h.svg", "13c.svg", "2s.svg"]
+    assert len({svg_num_file(card) for card in CARD_NAMES}) == 52
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")

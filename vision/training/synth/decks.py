@@ -29,7 +29,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageChops, ImageDraw, ImageFont
 
 from engine.cards import CARD_NAMES
 
@@ -47,7 +47,8 @@ GRID_COLS = "A23456789TJQK"
 NPM_PACKAGE = "svg-cards@4.0.2"
 # Further npm packages, each unpacked in its own folder under the cache's npm/ (svg-cards,
 # the first, keeps npm/ itself): package name -> the version fetched.
-NPM_EXTRA = {"@letele/playing-cards": "0.1.0", "@heruka_urgyen/react-playing-cards": "0.5.0"}
+NPM_EXTRA = {"@letele/playing-cards": "0.1.0", "@heruka_urgyen/react-playing-cards": "0.5.0",
+             "@younestouati/playing-cards-standard-deck": "3.0.0"}
 REACT_SVG = Path(__file__).with_name("react_svg.mjs")  # React SVG components -> SVG files
 DEB_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5")
 AISLERIOT = "usr/share/aisleriot/cards"
@@ -62,8 +63,9 @@ class DeckSource:
     package: str  # "npm:NAME" or "deb:NAME"
     path: str  # relative to the unpacked package root
     # "png-dir" (one PNG a card), "grid" (13x5 sheet), "svg-id" (element ids), "svg-dir"
-    # (one SVG a card, named like "TD.svg") or "react-svg" (an ES module of React SVG
-    # components named like "Sq", "H10": SVGR output)
+    # (one SVG a card, named like "TD.svg"), "svg-num" (one SVG a card, its rank a number
+    # from 1 for the ace to 13 for the king: "12h.svg" for Q♥) or "react-svg" (an ES module
+    # of React SVG components named like "Sq", "H10": SVGR output)
     layout: str
     licence: str
     role: str = "train"  # "train" or "val": val decks never appear in training scenes
@@ -117,6 +119,10 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
     # The same designs with blue diamonds and green clubs (the package MIT, the art CC0).
     DeckSource("kennard-4-color", "npm:@heruka_urgyen/react-playing-cards",
                "package/src/images/4color", "svg-dir", "CC0-1.0"),
+    # Chris Aguilar's vectorised cards (hand-optimised by Mike Hall): a serif rank over its
+    # suit, a face no other deck here prints (session 23).
+    DeckSource("aguilar", "npm:@younestouati/playing-cards-standard-deck", "package/cards",
+               "svg-num", "LGPL-3.0"),
 )
 SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
 
@@ -228,6 +234,20 @@ def _trim(image: Image.Image) -> Image.Image:
     return image.crop(_opaque_box(image))
 
 
+def _rounded(image: Image.Image, radius: float = 0.05) -> Image.Image:
+    """A card drawn as a square-cornered rectangle with its corners rounded (``radius``
+    times its width), as a printed card's are; a card already rounded is left as it is."""
+    if image.getpixel((0, 0))[3] < 128:
+        return image
+    mask = Image.new("L", image.size, 0)
+    ImageDraw.Draw(mask).rounded_rectangle((0, 0, image.width - 1, image.height - 1),
+                                           round(radius * image.width), fill=255)
+    alpha = ImageChops.multiply(image.getchannel("A"), mask)
+    rounded = image.copy()
+    rounded.putalpha(alpha)
+    return rounded
+
+
 def _to_height(image: Image.Image, height: int = CARD_HEIGHT) -> Image.Image:
     width = max(1, round(image.width * height / image.height))
     return image.resize((width, height), Image.Resampling.LANCZOS)
@@ -261,6 +281,12 @@ def svg_dir_file(card: str) -> str:
     return f"{card[0]}{card[1].upper()}.svg"
 
 
+def svg_num_file(card: str) -> str:
+    """A card's file in an "svg-num" deck: "1s.svg" for A♠, "10d.svg" for 10♦, "13c.svg"
+    for K♣."""
+    return f"{GRID_COLS.index(card[0]) + 1}{card[1]}.svg"
+
+
 def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Image.Image]:
     """Rasterise all 52 cards of one deck at ``CARD_HEIGHT`` pixels."""
     root = _package_root(source, cache_dir)
@@ -287,10 +313,11 @@ def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Imag
             element = f"{RANK_WORDS.get(rank, rank)}_{SUIT_WORDS[suit]}"
             image = _render_element(root / source.path, element, 3 * CARD_HEIGHT)
             cards[name] = _to_height(image)
-    elif source.layout == "svg-dir":
+    elif source.layout in ("svg-dir", "svg-num"):
+        file_of = svg_dir_file if source.layout == "svg-dir" else svg_num_file
         for name in CARD_NAMES:
-            image = _rsvg(root / source.path / svg_dir_file(name), "-h", str(3 * CARD_HEIGHT))
-            cards[name] = _to_height(_trim(image))
+            image = _rsvg(root / source.path / file_of(name), "-h", str(3 * CARD_HEIGHT))
+            cards[name] = _to_height(_rounded(_trim(image)))
     elif source.layout == "react-svg":
         with tempfile.TemporaryDirectory() as folder:
             _run(["node", str(REACT_SVG), str(root / source.path), folder])
