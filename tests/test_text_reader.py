@@ -102,6 +102,28 @@ def test_the_text_reader_reads_a_crop_and_its_half_turn_alike() -> None:
     assert reader.log_probabilities(crops[:0]).shape == (0, 52)
 
 
+def _torn() -> np.ndarray:
+    """A classifier's reading torn between 8d (0.5) and 6d (0.45)."""
+    torn = _distribution("8d", 0.5)
+    torn[CARD_NAMES.index("6d")] = 0.45
+    return torn / torn.sum()
+
+
+class _Judging:
+    """A photo classifier with an index head: ``readings`` and ``judged`` (how sure it is
+    that each crop shows an index), one row a corner, whatever the views."""
+
+    judges_index = True
+
+    def __init__(self, readings: np.ndarray, judged: np.ndarray) -> None:
+        self.readings, self.judged = readings, judged
+
+    def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                      orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+        n = len(views[0])
+        return self.readings[:n].copy(), self.judged[:n].copy()
+
+
 class _SaysSixOfDiamonds:
     """A text reader that names every crop 6d, and counts the crops each call asks of it."""
 
@@ -139,12 +161,8 @@ def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2) -> np.ndarray:
-            torn = _distribution("8d", 0.5)
-            torn[CARD_NAMES.index("6d")] = 0.45
-            torn /= torn.sum()
-            return np.stack([_distribution("8d", 0.999) if k % 2 else torn
+            return np.stack([_distribution("8d", 0.999) if k % 2 else _torn()
                              for k in range(len(views[0]))])
-
 
     # (Without the tight second reading, which would read the torn crops again first, nor
     # the familiar deck's bar: half the corners are sure.)
@@ -244,18 +262,9 @@ def test_the_text_reader_reads_only_the_unsure_corners_the_index_head_passes() -
     # Three corners torn between 8d and 6d, judged an index at 0.95, 0.85 and 0.6. With
     # the second classifier's gate at 0.9 the text reader reads the first only; with no
     # gate, all three (the head's own bar, 0.5, lets them be named).
-    torn = _distribution("8d", 0.5)
-    torn[CARD_NAMES.index("6d")] = 0.45
-    torn /= torn.sum()
+    torn = _torn()
     judged = np.array([0.95, 0.85, 0.6], np.float32)
     asked: list[int] = []
-
-    class Judging:
-        judges_index = True
-
-        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
-            return np.repeat(torn[None], len(views[0]), axis=0), judged[:len(views[0])].copy()
 
 
     boxes = np.array([[10 + 60 * k, 10, 40 + 60 * k, 50] for k in range(3)], np.float32)
@@ -267,8 +276,8 @@ def test_the_text_reader_reads_only_the_unsure_corners_the_index_head_passes() -
                                    photo_second_min_index=gate, photo_text_weight=0.5,
                                    photo_text_top=2)
         named = CardDetector(info)._name_corners(
-            image, found, Judging(), judge_index=True,  # type: ignore[arg-type]
-            text_reader=_SaysSixOfDiamonds(asked))  # type: ignore[arg-type]
+            image, found, _Judging(np.repeat(torn[None], 3, axis=0), judged),  # type: ignore[arg-type]
+            judge_index=True, text_reader=_SaysSixOfDiamonds(asked))  # type: ignore[arg-type]
         assert asked == [read]
         assert list(named.labels) == ["6d"] * read + ["8d"] * (3 - read)
 
@@ -277,19 +286,10 @@ def test_the_text_reader_stays_out_of_a_photo_whose_deck_the_classifiers_know() 
     # Four corners judged an index: three named sure (Ah, Kh, Qh), one torn between 8d and
     # 6d. A quarter is unsure: with the bar at 0.5 the deck counts as known and the text
     # reader reads nothing; at 0.8 (three quarters sure is under it) it reads the torn one.
-    torn = _distribution("8d", 0.5)
-    torn[CARD_NAMES.index("6d")] = 0.45
-    torn /= torn.sum()
+    torn = _torn()
     readings = np.stack([_distribution("Ah", 0.999), _distribution("Kh", 0.999),
                          _distribution("Qh", 0.999), torn])
     asked: list[int] = []
-
-    class Judging:
-        judges_index = True
-
-        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
-            return readings[:len(views[0])].copy(), np.full(len(views[0]), 0.95, np.float32)
 
 
     boxes = np.array([[10 + 60 * k, 10, 40 + 60 * k, 50] for k in range(4)], np.float32)
@@ -301,8 +301,8 @@ def test_the_text_reader_stays_out_of_a_photo_whose_deck_the_classifiers_know() 
                                    photo_second_min_index=0.9, photo_text_weight=0.5,
                                    photo_text_top=2, photo_text_max_sure=bar)
         named = CardDetector(info)._name_corners(
-            image, found, Judging(), judge_index=True,  # type: ignore[arg-type]
-            text_reader=_SaysSixOfDiamonds(asked))  # type: ignore[arg-type]
+            image, found, _Judging(readings, np.full(4, 0.95, np.float32)),  # type: ignore[arg-type]
+            judge_index=True, text_reader=_SaysSixOfDiamonds(asked))  # type: ignore[arg-type]
         assert asked == read
         assert list(named.labels) == ["Ah", "Kh", "Qh", last]
 
