@@ -155,6 +155,25 @@ def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path
         train(files, files, out, epochs=1, seed=0, shares=[1, 1, 1])
 
 
+def test_state_only_training_writes_the_state_dict_and_no_onnx_model(tmp_path) -> None:
+    """A GPU machine's torch exports ONNX differently: there the trainer writes the state
+    dict alone (``--state-only``), and the model is exported here later."""
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    rng = np.random.default_rng(0)
+    crops = tmp_path / "crops.npz"
+    np.savez(crops, images=rng.integers(0, 255, (24, CROP, CROP, 3), np.uint8),
+             labels=rng.integers(0, 52, 24))
+    out = tmp_path / "net.onnx"
+    assert main(["train", "--train", str(crops), "--val", str(crops), "--out", str(out),
+                 "--epochs", "1", "--per-epoch", "16", "--batch", "8", "--channels", "8", "8",
+                 "8", "--device", "cpu", "--state-only"]) == 0
+    assert not out.exists()
+    build_network((8, 8, 8)).load_state_dict(torch.load(out.with_suffix(".pt")))
+
+
 @pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
 def test_accuracy_command_reads_once_and_mirrored(tmp_path, capsys) -> None:
     import json

@@ -237,22 +237,23 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     n = batch.shape[0]
 
     def uniform(low: float, high: float):
-        return low + (high - low) * torch.rand(n, generator=generator)
+        return low + (high - low) * torch.rand(n, generator=generator, device=generator.device)
 
     scale, aspect = uniform(0.88, 1.15), uniform(0.85, 1.18)
     angle, shear = uniform(-0.17, 0.17), uniform(-0.15, 0.15)
     cos, sin = torch.cos(angle), torch.sin(angle)
-    theta = torch.zeros(n, 2, 3)
+    theta = torch.zeros(n, 2, 3, device=batch.device)
     # The grid maps output to input coordinates: dividing by the scale enlarges the glyph.
     theta[:, 0, 0] = cos / (scale * aspect)
     theta[:, 0, 1] = (-sin + shear) / (scale * aspect)
     theta[:, 1, 0] = sin / scale
     theta[:, 1, 1] = cos / scale
-    theta[:, :, 2] = 0.08 * (torch.rand(n, 2, generator=generator) - 0.5) * 2
+    shift = torch.rand(n, 2, generator=generator, device=generator.device)
+    theta[:, :, 2] = 0.08 * (shift - 0.5) * 2
     grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
     batch = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border",
                           align_corners=False)
-    weight = torch.rand(n, 1, 1, 1, generator=generator)
+    weight = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device)
     large = F.interpolate(batch, scale_factor=2, mode="bilinear", align_corners=False)
     bolder = F.interpolate(-F.max_pool2d(-large, 3, 1, 1), size=CROP, mode="area")
     lighter = F.interpolate(F.max_pool2d(large, 3, 1, 1), size=CROP, mode="area")
@@ -265,7 +266,7 @@ def _per_crop(span: tuple[float, float], n: int, generator):  # -> torch (N, 1, 
     import torch
 
     low, high = span
-    return low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator)
+    return low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator, device=generator.device)
 
 
 # A faded crop keeps this share of its contrast, drawn evenly, washed toward white.
@@ -279,7 +280,7 @@ def _fade(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 
     import torch
 
     n = batch.shape[0]
-    chosen = torch.rand(n, 1, 1, 1, generator=generator) < share
+    chosen = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < share
     keep = _per_crop(FADE_CONTRAST, n, generator)
     return torch.where(chosen, 1 - (1 - batch) * keep, batch)
 
@@ -302,26 +303,28 @@ def _grain(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0,
     import torch.nn.functional as F
 
     n, _, height, width = batch.shape
-    chosen = torch.rand(n, 1, 1, 1, generator=generator) < share
+    chosen = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < share
     if not bool(chosen.any()):
         return batch
     low, high = SMEAR_LENGTH
-    length = int(torch.randint(low, high + 1, (1,), generator=generator))
-    angle = float(torch.rand(1, generator=generator)) * np.pi
+    length = int(torch.randint(low, high + 1, (1,), generator=generator, device=generator.device))
+    angle = float(torch.rand(1, generator=generator, device=generator.device)) * np.pi
     kernel = np.zeros((length, length), np.float32)
     centre = (length - 1) / 2
     for step in np.linspace(-centre, centre, 4 * length):
         kernel[round(centre + step * np.sin(angle)),
                round(centre + step * np.cos(angle))] = 1
-    weight = torch.from_numpy(kernel / kernel.sum()).expand(3, 1, length, length)
+    weight = torch.from_numpy(kernel / kernel.sum()).to(batch.device).expand(
+        3, 1, length, length)
     smeared = F.conv2d(F.pad(batch, [length // 2, (length - 1) // 2] * 2, mode="replicate"),
                        weight, groups=3)
-    smear = chosen & (torch.rand(n, 1, 1, 1, generator=generator) < 0.5)
+    smear = chosen & (torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < 0.5)
     grainy = torch.where(smear, smeared, batch)
     sigma = _per_crop(GRAIN_SIGMA, n, generator)
-    grainy = grainy + sigma * torch.randn(grainy.shape, generator=generator)
+    grainy = grainy + sigma * torch.randn(grainy.shape, generator=generator,
+                                          device=generator.device)
     density = _per_crop(SPECKLE_DENSITY, n, generator)
-    draw = torch.rand(n, 1, height, width, generator=generator)
+    draw = torch.rand(n, 1, height, width, generator=generator, device=generator.device)
     grainy = torch.where(draw < density / 2, torch.zeros_like(grainy),
                          torch.where(draw > 1 - density / 2, torch.ones_like(grainy), grainy))
     return torch.where(chosen, grainy.clamp(0, 1), batch)
@@ -341,27 +344,28 @@ def _augment(batch, generator, reshape: bool = False, fade: float = 0.0,
         batch = _grain(batch, generator, grain)
     # The rendered crops already hold every rotation; a mirror image keeps the class and
     # the real photo set has mirrored shots.
-    if bool(torch.rand(1, generator=generator) < 0.5):
+    if bool(torch.rand(1, generator=generator, device=generator.device) < 0.5):
         batch = batch.flip(3)
     # Colour: some decks print clubs green and diamonds blue, so a suit must be known by
     # its shape as well as its colour: a quarter of the crops lose their colour, and one
     # batch in five has its colour channels shuffled.
-    grey = torch.rand(n, 1, 1, 1, generator=generator) < 0.25
+    grey = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < 0.25
     batch = torch.where(grey, batch.mean(dim=1, keepdim=True).expand_as(batch), batch)
-    if bool(torch.rand(1, generator=generator) < 0.2):
-        batch = batch[:, torch.randperm(3, generator=generator)]
+    if bool(torch.rand(1, generator=generator, device=generator.device) < 0.2):
+        batch = batch[:, torch.randperm(3, generator=generator, device=generator.device)]
     # Light, contrast, colour cast, blur by shrinking, noise.
-    gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=generator)
-    bias = 0.25 * (torch.rand(n, 1, 1, 1, generator=generator) - 0.5)
-    cast = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator) - 0.5)
+    gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=generator, device=generator.device)
+    bias = 0.25 * (torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) - 0.5)
+    cast = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator, device=generator.device) - 0.5)
     batch = (batch - 0.5) * gain + 0.5 + bias
     batch = batch * cast
-    small = int(torch.randint(18, CROP + 1, (1,), generator=generator))
+    small = int(torch.randint(18, CROP + 1, (1,), generator=generator, device=generator.device))
     if small < CROP:
         batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=CROP,
                               mode="bilinear", align_corners=False)
-    batch = batch + 0.02 * torch.rand(1, generator=generator) * torch.randn(
-        batch.shape, generator=generator)
+    level = 0.02 * torch.rand(1, generator=generator, device=generator.device)
+    batch = batch + level * torch.randn(batch.shape, generator=generator,
+                                        device=generator.device)
     return batch.clamp(0, 1)
 
 
@@ -372,7 +376,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           widen: Path | None = None, fade: float = 0.0,
           grain: float = 0.0, index_head: bool = False,
           index_only: bool = False, centre_head: bool = False,
-          centre_only: bool = False) -> dict[str, object]:
+          centre_only: bool = False, device: str = "cpu",
+          state_only: bool = False) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -389,18 +394,22 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     batch norm's statistics too), so that the names read exactly as ``init``'s.
     ``centre_head``: add the centre head (``build_network``); a state dict without it
     (``init``) starts it at zero. ``centre_only``: train the centre head alone, on the
-    frozen network, so that the index head and the features stay ``init``'s."""
+    frozen network, so that the index head and the features stay ``init``'s.
+    ``device``: where the network trains and the crops are drawn and varied ("cuda" on a
+    lent GPU machine; "cpu" draws exactly the random numbers it always drew).
+    ``state_only``: write the state dict alone each epoch and no ONNX model (export it
+    later with ``average --states``), for a machine whose torch exports differently."""
     import torch
     import torch.nn.functional as F
 
     torch.manual_seed(seed)
     torch.set_num_threads(2)
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator(device).manual_seed(seed)
     parts = [np.load(path) for path in train_files]
     sizes = [len(part["labels"]) for part in parts]
     x_train = torch.from_numpy(np.concatenate([p["images"] for p in parts])).permute(
-        0, 3, 1, 2).contiguous()
-    y_train = torch.from_numpy(np.concatenate([p["labels"] for p in parts]))
+        0, 3, 1, 2).contiguous().to(device)
+    y_train = torch.from_numpy(np.concatenate([p["labels"] for p in parts])).to(device)
     offsets = np.cumsum([0, *sizes])
     weights = np.array(shares if shares else sizes, np.float64)
     if len(weights) != len(parts):
@@ -409,8 +418,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     vals = []
     for path in val_files:
         data = np.load(path)
-        vals.append((path.stem, torch.from_numpy(data["images"]).permute(0, 3, 1, 2).float()
-                     / 255, torch.from_numpy(data["labels"])))
+        vals.append((path.stem, torch.from_numpy(data["images"]).permute(0, 3, 1, 2).to(
+            device).float() / 255, torch.from_numpy(data["labels"]).to(device)))
     if not index_head and bool((y_train >= NOT_INDEX).any()):
         raise ValueError("crops labelled as no index are among the training files: they "
                          "need the index head (--index-head)")
@@ -424,6 +433,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     elif widen is not None:
         net.load_state_dict(widen_state(torch.load(widen, map_location="cpu"),
                                         net.state_dict()))
+    net.to(device)
     if index_only:
         if not index_head or init is None:
             raise ValueError("training the index head alone needs --index-head and a "
@@ -450,9 +460,10 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         if index_only or centre_only:
             net.features.eval()  # batch norm keeps the trained network's statistics
         # Sampling with replacement within a file lets a small file fill a large share.
-        order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator)
+        order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator,
+                                                           device=device)
                            for i, (size, q) in enumerate(zip(sizes, quota, strict=True))])
-        order = order[torch.randperm(len(order), generator=generator)]
+        order = order[torch.randperm(len(order), generator=generator, device=device)]
         total_loss = 0.0
         for start in range(0, len(order), batch_size):
             index = order[start:start + batch_size]
@@ -478,8 +489,11 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                    "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
         print(json.dumps(history), flush=True)
         out.parent.mkdir(parents=True, exist_ok=True)
-        torch.save(net.state_dict(), out.with_suffix(".pt"))
-        export(net, out)
+        torch.save({key: value.cpu() for key, value in net.state_dict().items()},
+                   out.with_suffix(".pt"))
+        if not state_only:
+            export(net.cpu(), out)
+            net.to(device)
     return history
 
 
@@ -603,6 +617,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--grain", type=float, default=0.0, metavar="SHARE",
                      help="give this share of the crops specks, sensor noise and motion "
                      "smear (default 0)")
+    fit.add_argument("--device", default="cpu",
+                     help="where to train: cpu (default) or cuda on a GPU machine")
+    fit.add_argument("--state-only", action="store_true",
+                     help="write the state dict alone each epoch, no ONNX model (export "
+                     "it later with average --states)")
     average = sub.add_parser("average", help="export networks trained apart as one ONNX "
                              "model that averages their log-probabilities")
     average.add_argument("--states", type=Path, nargs="+", required=True,
@@ -664,11 +683,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                         reshape=args.reshape, widen=args.widen, fade=args.fade,
                         grain=args.grain, index_head=args.index_head,
                         index_only=args.index_only, centre_head=args.centre_head,
-                        centre_only=args.centre_only)
+                        centre_only=args.centre_only, device=args.device,
+                        state_only=args.state_only)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"exported {args.out}: {history}")
+    written = args.out.with_suffix(".pt") if args.state_only else args.out
+    print(f"wrote {written}: {history}")
     return 0
 
 
