@@ -374,6 +374,37 @@ def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys
     assert not (tmp_path / "x.onnx").exists()
 
 
+def test_networks_of_different_widths_average_in_half_precision(tmp_path, capsys) -> None:
+    """Session 24's second network: four GPU-trained networks of two widths, whose state
+    dicts came back in half precision, read as one file."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    torch.manual_seed(2)
+    nets = [build_network((8, 16, 24)), build_network((4, 8, 12))]
+    states = []
+    for index, net in enumerate(nets):
+        net.eval()
+        states.append(tmp_path / f"net{index}.pt")
+        torch.save({key: value.half() if value.is_floating_point() else value
+                    for key, value in net.state_dict().items()}, states[-1])
+        net.load_state_dict(torch.load(states[-1]))  # the weights as rounded
+    out = tmp_path / "average.onnx"
+    assert main(["average", "--states", f"{states[0]}:8,16,24", f"{states[1]}:4,8,12",
+                 "--out", str(out)]) == 0
+    crops = torch.rand(3, 3, CROP, CROP)
+    with torch.no_grad():
+        expected = ((nets[0](crops) + nets[1](crops)) / 2).numpy()
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    assert np.allclose(session.run(None, {"crops": crops.numpy()})[0], expected, atol=1e-3)
+    assert main(["average", "--states", f"{states[0]}:8,16", f"{states[1]}:4,8,12",
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "three whole numbers above 0" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
+
+
 def _index_and_no_index_files(tmp_path: Path) -> tuple[Path, Path]:
     """Index crops with ink in the middle, crops of no index with ink along one edge, both
     dark on light: a difference a tiny network learns in a few steps."""

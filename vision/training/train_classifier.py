@@ -534,19 +534,35 @@ def export(net, out: Path) -> None:  # torch module
                       opset_version=17, dynamo=False)
 
 
-def export_average(states: Sequence[Path], out: Path,
+def parse_state(text: str, channels: Sequence[int]) -> tuple[Path, tuple[int, ...]]:
+    """``PATH`` or ``PATH:C1,C2,C3`` -> (a state dict, its network's widths; ``channels``
+    without them)."""
+    path, colon, widths = text.rpartition(":")
+    if not colon:
+        return Path(text), tuple(channels)
+    parts = widths.split(",")
+    if len(parts) != 3 or not all(part.isdigit() and int(part) > 0 for part in parts):
+        raise ValueError(f"{text}: the widths after the colon must be three whole numbers "
+                         "above 0, as PATH:96,192,384")
+    return Path(path), tuple(int(part) for part in parts)
+
+
+def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Path,
                    channels: Sequence[int] = CHANNELS) -> None:
     """One ONNX model that runs every trained network of ``states`` (state dicts, each
-    ``channels`` wide) on a crop and gives their mean log-probabilities. The reader takes
-    it as any classifier (it renormalises the logits), so networks trained apart read as
-    one file with no change to ``vision``."""
+    ``channels`` wide, or (state dict, its own widths)) on a crop and gives their mean
+    log-probabilities. The reader takes it as any classifier (it renormalises the logits),
+    so networks trained apart read as one file with no change to ``vision``."""
     import torch
     import torch.nn as nn
 
     nets = []
-    for path in states:
-        net = build_network(channels)
-        net.load_state_dict(torch.load(path, map_location="cpu"))
+    for state in states:
+        path, widths = state if isinstance(state, tuple) else (state, channels)
+        net = build_network(widths)
+        # A state dict may come back from a GPU machine in half precision.
+        net.load_state_dict({key: value.float() if value.is_floating_point() else value
+                             for key, value in torch.load(path, map_location="cpu").items()})
         nets.append(net)
 
     class Average(nn.Module):
@@ -624,8 +640,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "it later with average --states)")
     average = sub.add_parser("average", help="export networks trained apart as one ONNX "
                              "model that averages their log-probabilities")
-    average.add_argument("--states", type=Path, nargs="+", required=True,
-                         help="state dicts (.pt) of the networks, each --channels wide")
+    average.add_argument("--states", nargs="+", required=True, metavar="PATH[:C1,C2,C3]",
+                         help="state dicts (.pt) of the networks, each --channels wide or "
+                         "as wide as the widths after its colon")
     average.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
     average.add_argument("--out", type=Path, required=True)
     check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
@@ -647,12 +664,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"crops": str(path), "count": len(labels), **scores}))
         return 0
     if args.command == "average":
-        missing = [str(path) for path in args.states if not path.is_file()]
-        if missing or len(args.states) < 2:
+        try:
+            states = [parse_state(text, args.channels) for text in args.states]
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        missing = [str(path) for path, _ in states if not path.is_file()]
+        if missing or len(states) < 2:
             print("error: --states needs two or more state dicts that exist"
                   + (f" (not found: {', '.join(missing)})" if missing else ""), file=sys.stderr)
             return 2
-        export_average(args.states, args.out, args.channels)
+        export_average(states, args.out, args.channels)
         print(f"{len(args.states)} networks averaged -> {args.out}")
         return 0
     if args.command == "crops":
