@@ -11,11 +11,12 @@
 #     G/crops-val-fan.npz:1800 G/real-crops-tune.npz   (G = datasets/generated)
 # There: OUT is the folder whose files come back; each run writes OUT/LETTER.log and
 # OUT/LETTER/corner-classifier.pt (the state dict alone, in half precision: a 128-256-512
-# network's would pass the 16 MiB a file that comes back; export and quantize it here). DEVICE=cpu and, say,
-# QUICK="--epochs 1 --per-epoch 512" try the script on this machine.
+# network's would pass the 16 MiB a file that comes back; export and quantize it here).
+# DEVICE=cpu and, say, QUICK="--epochs 1 --per-epoch 512" try the script on this machine.
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gpu-classifiers}; LIMIT=${LIMIT:-450}; D=${CROPS:-/tmp/crops}
+mkdir -p "$OUT"
 python3 -m vision.training.crop_mosaics unpack .gpu/crops "$D" > "$OUT/unpack.log" || exit 1
 S=models/checkpoints/corner-classifier-scratch.pt  # run 31
 TRAIN="$D/crops-train3.npz $D/crops-fan.npz $D/crops-table.npz $D/real-crops-train.npz

@@ -226,6 +226,14 @@ def widen_state(narrow: dict, wide: dict) -> dict:  # torch state dicts
     return widened
 
 
+def _rand(generator, *size: int):  # -> torch, uniform in [0, 1)
+    """Uniform draws from ``generator``, made on its device (the GPU's when training
+    there: a CPU generator cannot draw on the GPU)."""
+    import torch
+
+    return torch.rand(*size, generator=generator, device=generator.device)
+
+
 def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     """Typeface variation the decks' glyphs lack: each crop is stretched or squeezed (a
     condensed or wide face), slanted, scaled, shifted and turned a little (the detector's
@@ -237,7 +245,7 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     n = batch.shape[0]
 
     def uniform(low: float, high: float):
-        return low + (high - low) * torch.rand(n, generator=generator, device=generator.device)
+        return low + (high - low) * _rand(generator, n)
 
     scale, aspect = uniform(0.88, 1.15), uniform(0.85, 1.18)
     angle, shear = uniform(-0.17, 0.17), uniform(-0.15, 0.15)
@@ -248,12 +256,12 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
     theta[:, 0, 1] = (-sin + shear) / (scale * aspect)
     theta[:, 1, 0] = sin / scale
     theta[:, 1, 1] = cos / scale
-    shift = torch.rand(n, 2, generator=generator, device=generator.device)
+    shift = _rand(generator, n, 2)
     theta[:, :, 2] = 0.08 * (shift - 0.5) * 2
     grid = F.affine_grid(theta, list(batch.shape), align_corners=False)
     batch = F.grid_sample(batch, grid, mode="bilinear", padding_mode="border",
                           align_corners=False)
-    weight = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device)
+    weight = _rand(generator, n, 1, 1, 1)
     large = F.interpolate(batch, scale_factor=2, mode="bilinear", align_corners=False)
     bolder = F.interpolate(-F.max_pool2d(-large, 3, 1, 1), size=CROP, mode="area")
     lighter = F.interpolate(F.max_pool2d(large, 3, 1, 1), size=CROP, mode="area")
@@ -263,10 +271,9 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
 
 def _per_crop(span: tuple[float, float], n: int, generator):  # -> torch (N, 1, 1, 1)
     """One value a crop, drawn evenly from ``span``, shaped to scale whole crops."""
-    import torch
 
     low, high = span
-    return low + (high - low) * torch.rand(n, 1, 1, 1, generator=generator, device=generator.device)
+    return low + (high - low) * _rand(generator, n, 1, 1, 1)
 
 
 # A faded crop keeps this share of its contrast, drawn evenly, washed toward white.
@@ -280,7 +287,7 @@ def _fade(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0, 
     import torch
 
     n = batch.shape[0]
-    chosen = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < share
+    chosen = _rand(generator, n, 1, 1, 1) < share
     keep = _per_crop(FADE_CONTRAST, n, generator)
     return torch.where(chosen, 1 - (1 - batch) * keep, batch)
 
@@ -303,12 +310,12 @@ def _grain(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0,
     import torch.nn.functional as F
 
     n, _, height, width = batch.shape
-    chosen = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < share
+    chosen = _rand(generator, n, 1, 1, 1) < share
     if not bool(chosen.any()):
         return batch
     low, high = SMEAR_LENGTH
     length = int(torch.randint(low, high + 1, (1,), generator=generator, device=generator.device))
-    angle = float(torch.rand(1, generator=generator, device=generator.device)) * np.pi
+    angle = float(_rand(generator, 1)) * np.pi
     kernel = np.zeros((length, length), np.float32)
     centre = (length - 1) / 2
     for step in np.linspace(-centre, centre, 4 * length):
@@ -318,13 +325,13 @@ def _grain(batch, generator, share: float):  # torch tensors (N, 3, H, W) in [0,
         3, 1, length, length)
     smeared = F.conv2d(F.pad(batch, [length // 2, (length - 1) // 2] * 2, mode="replicate"),
                        weight, groups=3)
-    smear = chosen & (torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < 0.5)
+    smear = chosen & (_rand(generator, n, 1, 1, 1) < 0.5)
     grainy = torch.where(smear, smeared, batch)
     sigma = _per_crop(GRAIN_SIGMA, n, generator)
     grainy = grainy + sigma * torch.randn(grainy.shape, generator=generator,
                                           device=generator.device)
     density = _per_crop(SPECKLE_DENSITY, n, generator)
-    draw = torch.rand(n, 1, height, width, generator=generator, device=generator.device)
+    draw = _rand(generator, n, 1, height, width)
     grainy = torch.where(draw < density / 2, torch.zeros_like(grainy),
                          torch.where(draw > 1 - density / 2, torch.ones_like(grainy), grainy))
     return torch.where(chosen, grainy.clamp(0, 1), batch)
@@ -344,26 +351,26 @@ def _augment(batch, generator, reshape: bool = False, fade: float = 0.0,
         batch = _grain(batch, generator, grain)
     # The rendered crops already hold every rotation; a mirror image keeps the class and
     # the real photo set has mirrored shots.
-    if bool(torch.rand(1, generator=generator, device=generator.device) < 0.5):
+    if bool(_rand(generator, 1) < 0.5):
         batch = batch.flip(3)
     # Colour: some decks print clubs green and diamonds blue, so a suit must be known by
     # its shape as well as its colour: a quarter of the crops lose their colour, and one
     # batch in five has its colour channels shuffled.
-    grey = torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) < 0.25
+    grey = _rand(generator, n, 1, 1, 1) < 0.25
     batch = torch.where(grey, batch.mean(dim=1, keepdim=True).expand_as(batch), batch)
-    if bool(torch.rand(1, generator=generator, device=generator.device) < 0.2):
+    if bool(_rand(generator, 1) < 0.2):
         batch = batch[:, torch.randperm(3, generator=generator, device=generator.device)]
     # Light, contrast, colour cast, blur by shrinking, noise.
-    gain = 0.6 + 0.7 * torch.rand(n, 1, 1, 1, generator=generator, device=generator.device)
-    bias = 0.25 * (torch.rand(n, 1, 1, 1, generator=generator, device=generator.device) - 0.5)
-    cast = 1 + 0.12 * (torch.rand(n, 3, 1, 1, generator=generator, device=generator.device) - 0.5)
+    gain = 0.6 + 0.7 * _rand(generator, n, 1, 1, 1)
+    bias = 0.25 * (_rand(generator, n, 1, 1, 1) - 0.5)
+    cast = 1 + 0.12 * (_rand(generator, n, 3, 1, 1) - 0.5)
     batch = (batch - 0.5) * gain + 0.5 + bias
     batch = batch * cast
     small = int(torch.randint(18, CROP + 1, (1,), generator=generator, device=generator.device))
     if small < CROP:
         batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=CROP,
                               mode="bilinear", align_corners=False)
-    level = 0.02 * torch.rand(1, generator=generator, device=generator.device)
+    level = 0.02 * _rand(generator, 1)
     batch = batch + level * torch.randn(batch.shape, generator=generator,
                                         device=generator.device)
     return batch.clamp(0, 1)
