@@ -36,7 +36,16 @@ declare -A run=(
   [f]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 51 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
   [g]="--lr 1e-3 --epochs 60 --per-epoch 40000 --seed 52 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
   [h]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 53 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3 1.5 0.1"
-  [i]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 54 --share 1 1 1 4 1 0.5 0.5 0.5 0.5 0.3")
+  [i]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 54 --share 1 1 1 4 1 0.5 0.5 0.5 0.5 0.3"
+  # A second call on the still-warm machine (LIMIT=250): more starts from run 31 whose
+  # weights may be averaged with g's (all share its start).
+  [j]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 55 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
+  [k]="--lr 1e-3 --epochs 50 --per-epoch 40000 --seed 56 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
+  [l]="--lr 1e-3 --epochs 50 --per-epoch 40000 --seed 57 --share 1 1 1 4 1 0.5 0.5 0.5 0.5 0.3"
+  # A third call (LIMIT=150): shorter runs, more to average.
+  [m]="--lr 1e-3 --epochs 28 --per-epoch 40000 --seed 58 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
+  [n]="--lr 1e-3 --epochs 28 --per-epoch 40000 --seed 59 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
+  [o]="--lr 2e-3 --epochs 28 --per-epoch 40000 --seed 60 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3")
 for letter in "$@"; do
   (
     # shellcheck disable=SC2086
