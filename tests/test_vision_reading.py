@@ -54,6 +54,28 @@ def test_same_card_far_apart_is_seen_twice() -> None:
     assert warnings == ["As seen 2 times: remove the duplicate card or correct the reading"]
 
 
+def test_a_lone_corner_where_a_card_misses_its_fourth_is_that_corner_misread() -> None:
+    # The ace shows three corners of a card 150 x 220 pixels; its fourth would lie at
+    # (250, 320), where a lone Kd is read (glare on the ace's corner, say): not a card.
+    ace = [("As", 100, 100), ("As", 250, 100), ("As", 100, 320)]
+    merged = merge_corners(detections([*ace, ("Kd", 252, 318), ("Qh", 600, 100)]))
+    assert sorted(c.card for c in merged.cards) == ["As", "Qh"]
+    assert [c.card for c in merged.doubtful] == ["Kd"]
+    # Beyond reach of that spot (over an index size away), or with the ace seen in two
+    # corners only (no spot to predict), or three corners in no right angle: a card.
+    assert "Kd" in {c.card for c in merge_corners(detections([*ace, ("Kd", 300, 320)])).cards}
+    assert "Kd" in {c.card for c in merge_corners(
+        detections([ace[0], ace[2], ("Kd", 250, 320)])).cards}
+    # The three corners must each be sure of the ace (a renamed corner may lie elsewhere).
+    unsure = detections([*ace, ("Kd", 252, 318)])
+    unsure = Detections(unsure.xyxy, np.array([0.9, 0.9, 0.5, 0.9], np.float32),
+                        unsure.class_id, unsure.names)
+    assert "Kd" in {c.card for c in merge_corners(unsure).cards}
+    # (A parallelogram's fourth corner would be (200, 250).)
+    slanted = [("As", 100, 100), ("As", 250, 100), ("As", 350, 250)]
+    assert "Kd" in {c.card for c in merge_corners(detections([*slanted, ("Kd", 200, 250)])).cards}
+
+
 def _rows_layout(angle_degrees: float, front_first: bool = True) -> list[tuple[str, float, float]]:
     sizes = (3, 5, 5) if front_first else (5, 5, 3)
     items, index = [], 0
