@@ -30,22 +30,24 @@ NAMES="$D/crops-train3.npz $D/crops-fan.npz $D/crops-table.npz $D/real-crops-tra
   $D/deck-webcam-handheld-train.npz $D/crops-aguilar.npz $D/crops-aguilar-fan.npz"
 NEGATIVES="$D/negatives-real.npz $D/negatives-rendered.npz"
 VAL="$D/crops-val3.npz $D/real-crops-tune.npz"
+SHARE="1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"  # NAMES' shares (real-crops-train's is 2.5)
+REAL4="1 1 1 4 1 0.5 0.5 0.5 0.5 0.3"    # the same with our deck at 4
 common=(--batch 256 --reshape --grain 0.15 --device "${DEVICE:-cuda}" --state-only
         --channels 64 128 256)
 declare -A run=(
-  [f]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 51 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
-  [g]="--lr 1e-3 --epochs 60 --per-epoch 40000 --seed 52 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
-  [h]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 53 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3 1.5 0.1"
-  [i]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 54 --share 1 1 1 4 1 0.5 0.5 0.5 0.5 0.3"
+  [f]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 51 --share $SHARE"
+  [g]="--lr 1e-3 --epochs 60 --per-epoch 40000 --seed 52 --share $SHARE"
+  [h]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 53 --share $SHARE 1.5 0.1"
+  [i]="--lr 5e-4 --epochs 60 --per-epoch 40000 --seed 54 --share $REAL4"
   # A second call on the still-warm machine (LIMIT=250): more starts from run 31 whose
   # weights may be averaged with g's (all share its start).
-  [j]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 55 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
-  [k]="--lr 1e-3 --epochs 50 --per-epoch 40000 --seed 56 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
-  [l]="--lr 1e-3 --epochs 50 --per-epoch 40000 --seed 57 --share 1 1 1 4 1 0.5 0.5 0.5 0.5 0.3"
+  [j]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 55 --share $SHARE"
+  [k]="--lr 1e-3 --epochs 50 --per-epoch 40000 --seed 56 --share $SHARE"
+  [l]="--lr 1e-3 --epochs 50 --per-epoch 40000 --seed 57 --share $REAL4"
   # A third call (LIMIT=150): shorter runs, more to average.
-  [m]="--lr 1e-3 --epochs 28 --per-epoch 40000 --seed 58 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
-  [n]="--lr 1e-3 --epochs 28 --per-epoch 40000 --seed 59 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3"
-  [o]="--lr 2e-3 --epochs 28 --per-epoch 40000 --seed 60 --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3")
+  [m]="--lr 1e-3 --epochs 28 --per-epoch 40000 --seed 58 --share $SHARE"
+  [n]="--lr 1e-3 --epochs 28 --per-epoch 40000 --seed 59 --share $SHARE"
+  [o]="--lr 2e-3 --epochs 28 --per-epoch 40000 --seed 60 --share $SHARE")
 for letter in "$@"; do
   (
     # shellcheck disable=SC2086
@@ -58,7 +60,7 @@ for letter in "$@"; do
         --train $NAMES --val $VAL --init "$S" --out "$WORK/$letter/names.onnx" \
         ${run[$letter]} ${QUICK:-}
       timeout 90 python3 -m vision.training.train_classifier train "${common[@]}" \
-        --train $NAMES $NEGATIVES --share 1 1 1 2.5 1 0.5 0.5 0.5 0.5 0.3 1.5 0.1 \
+        --train $NAMES $NEGATIVES --share $SHARE 1.5 0.1 \
         --val $VAL "$D/negatives-tune.npz" --init "$WORK/$letter/names.pt" --index-head \
         --index-only --lr 3e-3 --epochs 8 --per-epoch 20000 --seed 7 \
         --out "$WORK/$letter/corner-classifier.onnx" ${QUICK:-}

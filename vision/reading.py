@@ -170,7 +170,6 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     groups = _cards_by_name(names, linked)
     if detections.class_probabilities is not None:
         names, groups = _decode_jointly(detections, names, groups, linked, min_alternative)
-    probabilities = detections.class_probabilities
     readings: list[CardReading] = []
     doubtful: list[CardReading] = []
     held_surely = {class_id for class_id, members in groups
@@ -178,8 +177,7 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     fourth_corners = _missing_fourth_corners(detections, groups)
     for class_id, members in groups:
         index = np.array(members)
-        confidence = float(detections.confidence[index].max()) if probabilities is None \
-            else float(probabilities[index, class_id].max())
+        confidence = float(_sureness(detections, index, class_id).max())
         boxes = detections.xyxy[index]
         points = tuple((float(x1 + x2) / 2, float(y1 + y2) / 2) for x1, y1, x2, y2 in boxes) \
             if len(members) > 1 else ()
@@ -271,8 +269,7 @@ def _measured_diagonal(detections: Detections, distance: np.ndarray, larger: np.
     whose two corners are both seen and sure, and lie between ``MIN_DIAGONAL_PER_INDEX``
     and ``CARD_DIAGONAL_PER_INDEX`` apart; None with fewer than ``MIN_MEASURED_CARDS``.
     ``distance`` and ``larger``: the corners' (N, N) distances and larger sizes."""
-    sure = detections.confidence if detections.class_probabilities is None else \
-        detections.class_probabilities[np.arange(len(detections)), detections.class_id]
+    sure = _sureness(detections, np.arange(len(detections)), detections.class_id)
     ratios = []
     for class_id in np.unique(detections.class_id):
         members = np.flatnonzero(detections.class_id == class_id)
@@ -344,6 +341,16 @@ def _two_corners(detections: Detections, members: list[int]) -> bool:
     return bool(spread.max() >= MIN_DIAGONAL_PER_INDEX * size)
 
 
+def _sureness(detections: Detections, corners: np.ndarray,
+              names: int | np.ndarray) -> np.ndarray:
+    """How sure each of ``corners`` is of ``names`` (one name for all, or one a corner):
+    the classifier's probability of it where the detections carry them, else the
+    detector's confidence."""
+    if detections.class_probabilities is None:
+        return detections.confidence[corners]
+    return detections.class_probabilities[corners, names]
+
+
 def _missing_fourth_corners(detections: Detections, groups: list[Group]) -> np.ndarray:
     """(K, 2): where the unseen fourth corner of each card seen surely (``SURE_CORNER``)
     in exactly three corners lies (corners of one name within ``SAME_INDEX`` index sizes
@@ -355,9 +362,8 @@ def _missing_fourth_corners(detections: Detections, groups: list[Group]) -> np.n
     for class_id, members in groups:
         # Only corners sure of the card's own name (a corner renamed by the joint decoding
         # joins a card it may not lie on: two rows' cards on a rendered table).
-        sure = [m for m in members if (
-            detections.confidence[m] if detections.class_probabilities is None
-            else detections.class_probabilities[m, class_id]) >= SURE_CORNER]
+        sure = [m for m, p in zip(members, _sureness(detections, np.array(members), class_id),
+                                  strict=True) if p >= SURE_CORNER]
         if len(sure) < 3:
             continue
         size = float(detections.longer_sides[sure].max())
