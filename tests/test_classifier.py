@@ -29,6 +29,20 @@ def test_crop_outside_the_photo_repeats_the_edge() -> None:
     assert crop.shape == (CROP, CROP, 3) and int(crop.min()) == 7
 
 
+
+def test_a_large_box_is_averaged_down_not_sampled() -> None:
+    # One-pixel stripes under a 160-pixel box: shrunk to CROP by averaging they are an even
+    # grey; sampled (warpAffine's bilinear, which it also uses for INTER_AREA) they alias
+    # into bands of black and white.
+    image = np.zeros((400, 400, 3), np.uint8)
+    image[:, ::2] = 255
+    crop = crop_square(image, (120, 120, 280, 280), margin=1.3).astype(np.float64)
+    assert crop.shape == (CROP, CROP, 3)
+    assert abs(crop.mean() - 127.5) < 8 and crop.std() < 20
+    # A box near CROP's size is cut in one step, pixel for pixel.
+    small = crop_square(image, (180, 180, 220, 220), margin=1.0)
+    assert small.std() > 100
+
 @pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
 def test_classifier_names_a_batch() -> None:
     from vision.classifier import CornerClassifier
