@@ -29,7 +29,6 @@ def test_crop_outside_the_photo_repeats_the_edge() -> None:
     assert crop.shape == (CROP, CROP, 3) and int(crop.min()) == 7
 
 
-
 def test_a_large_box_is_averaged_down_not_sampled() -> None:
     # One-pixel stripes under a 160-pixel box: shrunk to CROP by averaging they are an even
     # grey; sampled (warpAffine's bilinear, which it also uses for INTER_AREA) they alias
@@ -42,6 +41,7 @@ def test_a_large_box_is_averaged_down_not_sampled() -> None:
     # A box near CROP's size is cut in one step, pixel for pixel.
     small = crop_square(image, (180, 180, 220, 220), margin=1.0)
     assert small.std() > 100
+
 
 @pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
 def test_classifier_names_a_batch() -> None:

@@ -43,7 +43,7 @@ import numpy as np
 from engine.cards import CARD_NAMES
 
 from .detections import Detections
-from .netinput import CROP, MARGIN, classifier_input, light_on_dark
+from .netinput import CROP, MARGIN, classifier_input, crop_square, light_on_dark
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -174,23 +174,6 @@ def shared_features(weights: Path = FEATURES_MODEL) -> CornerFeatures:
 
 # --- crops ---------------------------------------------------------------------------
 
-def turned_crop(image: np.ndarray, box: Sequence[float], angle: float = 0.0,
-                margin: float = MARGIN, size: int = CROP) -> np.ndarray:
-    """``vision.netinput.crop_square`` turned by ``angle`` degrees about the box's centre
-    (the same crop at 0): a corner as it looks when its card lies a little askew."""
-    x1, y1, x2, y2 = (float(v) for v in box)
-    side = max(x2 - x1, y2 - y1, 2.0) * margin
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    scale = size / side
-    t = math.radians(angle)
-    a = scale * np.array([[math.cos(t), math.sin(t)], [-math.sin(t), math.cos(t)]])
-    shift = np.array([size / 2, size / 2]) - a @ np.array([cx, cy])
-    matrix = np.float32([[a[0, 0], a[0, 1], shift[0]], [a[1, 0], a[1, 1], shift[1]]])
-    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
-    return cv2.warpAffine(image, matrix, (size, size), flags=interpolation,
-                          borderMode=cv2.BORDER_REPLICATE)
-
-
 def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
                    rng: np.random.Generator) -> np.ndarray:
     """The corner's crop, then ``count`` more as other photos would show it: the box a
@@ -198,12 +181,12 @@ def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
     resolution changed."""
     x1, y1, x2, y2 = (float(v) for v in box)
     w, h = x2 - x1, y2 - y1
-    crops = [turned_crop(image, box)]
+    crops = [crop_square(image, box)]
     for _ in range(count):
         bw, bh = w * rng.uniform(0.85, 1.2), h * rng.uniform(0.85, 1.2)
         cx = (x1 + x2) / 2 + rng.normal(0, 0.08) * bw
         cy = (y1 + y2) / 2 + rng.normal(0, 0.08) * bh
-        crop = turned_crop(image, (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2),
+        crop = crop_square(image, (cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2),
                            angle=rng.uniform(-12, 12), margin=MARGIN * rng.uniform(0.9, 1.15))
         pixels = crop.astype(np.float32) * rng.uniform(0.7, 1.2) + rng.uniform(-25, 25)
         if rng.random() < 0.3:
@@ -799,7 +782,7 @@ def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
         except PhotoError as error:
             raise DeckError(str(error)) from None
         photo = understand_photo(str(path), suit, image, detector)
-        crops = np.stack([turned_crop(image, photo.detections.xyxy[i])
+        crops = np.stack([crop_square(image, photo.detections.xyxy[i])
                           for card in photo.cards for i in card.corners])
         log_probs, _ = model.run(crops)
         card_probs = []

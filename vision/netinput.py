@@ -10,6 +10,7 @@ at run time anything shaped differently from what it was calibrated and trained 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import cv2
@@ -45,22 +46,28 @@ def detector_input(canvas: np.ndarray) -> np.ndarray:
 
 
 def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
-                size: int = CROP) -> np.ndarray:
+                size: int = CROP, angle: float = 0.0) -> np.ndarray:
     """The square around ``box`` (x1, y1, x2, y2 in ``image`` pixels), resized; the parts
-    outside the photo are filled with the nearest edge pixels."""
+    outside the photo are filled with the nearest edge pixels. ``angle``: the square
+    turned by that many degrees about the box's centre (a learned deck's calibration
+    crops, ``vision.decks.jittered_crops``: a corner as it looks when its card lies a
+    little askew)."""
     x1, y1, x2, y2 = (float(v) for v in box)
     side = max(x2 - x1, y2 - y1, 2.0) * margin
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    # An affine map from the square onto the crop: one interpolation, sub-pixel exact.
-    # warpAffine has no area interpolation (it takes INTER_AREA as bilinear): shrunk in
-    # one step, a large index (a close-up's 100-200 pixels to 40) is sampled, not
-    # averaged, and its strokes alias. So a crop shrunk more than twice is cut at an
-    # integer multiple of ``size`` first and averaged down by that factor.
+    # An affine map from the square onto the crop, sub-pixel exact. warpAffine has no area
+    # interpolation (it takes INTER_AREA as bilinear): shrunk in one step, a large index
+    # (a close-up's 100-200 pixels to 40) is sampled, not averaged, and its strokes alias.
+    # So a crop shrunk more than twice is mapped onto an integer multiple of ``size`` first
+    # and averaged down by that factor.
     factor = max(1, int(side / size))
     canvas = size * factor
     scale = canvas / side
-    matrix = np.float32([[scale, 0, canvas / 2 - cx * scale],
-                         [0, scale, canvas / 2 - cy * scale]])
+    turn = math.radians(angle)
+    linear = scale * np.array([[math.cos(turn), math.sin(turn)],
+                               [-math.sin(turn), math.cos(turn)]])
+    shift = np.array([canvas / 2, canvas / 2]) - linear @ np.array([cx, cy])
+    matrix = np.float32(np.hstack([linear, shift[:, None]]))
     crop = cv2.warpAffine(image, matrix, (canvas, canvas), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
     if factor == 1:
