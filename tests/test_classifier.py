@@ -43,6 +43,34 @@ def test_a_large_box_is_averaged_down_not_sampled() -> None:
     assert small.std() > 100
 
 
+def test_a_crowded_crop_is_blanked_outside_its_grown_box() -> None:
+    # A flat index (80 x 20) between two neighbours' indices above and below it, as in a
+    # fan of sideways cards: blanked, the crop keeps its own ink and loses theirs.
+    image = np.full((200, 200, 3), 250, np.uint8)
+    image[96:104, 64:136] = 0  # the index's ink, inside its box (under half of it)
+    image[60:76, 64:136] = 0  # the neighbour above
+    image[124:140, 64:136] = 0  # and below
+    box = (60.0, 90.0, 140.0, 110.0)
+    plain = crop_square(image, box, margin=1.3)
+    blanked = crop_square(image, box, margin=1.3, mask=1.15)
+    assert (plain[:8] < 100).any() or (plain[-8:] < 100).any()  # neighbours in the square
+    rows = (blanked < 100).any(axis=(1, 2))
+    assert rows[CROP // 2] and not rows[: CROP // 2 - 6].any() and not rows[CROP // 2 + 6:].any()
+    # Without a mask the crop is the plain one.
+    assert np.array_equal(crop_square(image, box, margin=1.3, mask=0.0), plain)
+
+
+def test_only_crowded_boxes_are_crowded() -> None:
+    from vision.detector import crowded_boxes
+
+    boxes = np.array([[0, 0, 80, 20], [0, 30, 80, 50], [0, 60, 80, 80],  # a fan's stack
+                      [300, 300, 340, 380]], np.float64)  # a card alone
+    assert crowded_boxes(boxes, 1.3, 1.15).tolist() == [True, True, True, False]
+    # Two boxes of one index (nested) are not neighbours.
+    nested = np.array([[0, 0, 40, 80], [2, 2, 38, 78]], np.float64)
+    assert not crowded_boxes(nested, 1.3, 1.15).any()
+
+
 @pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
 def test_classifier_names_a_batch() -> None:
     from vision.classifier import CornerClassifier

@@ -141,6 +141,12 @@ class ModelInfo:
     # names wrong (5s as Js), on decks never trained on it named more right
     # (models/README.md, "Session 23"). 1: in every photo.
     photo_text_max_sure: float = 1.0
+    # Photo mode blanks the first margin's crop of a crowded corner (another box's centre
+    # lies in its square, outside its box grown by this factor) outside that grown box
+    # (``crop_square``'s ``mask``): in a fan the square around one index holds three or
+    # four of its neighbours' indices, and the classifier named such crops under 0.3
+    # (models/README.md, "Session 27"). 0: not.
+    photo_crowded_mask: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -172,6 +178,9 @@ class ModelInfo:
                              f"(at least 0), photo_second_top {self.photo_second_top} (2 to 52 "
                              f"names), photo_second_min_index {self.photo_second_min_index} (a "
                              "probability, 0 up to below 1)")
+        if self.photo_crowded_mask < 0 or 0 < self.photo_crowded_mask < 1:
+            raise ModelError(f"cards.json: photo_crowded_mask {self.photo_crowded_mask}: "
+                             "choose 0 (off) or a growth of the box of 1 or more")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -251,7 +260,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_second_weight", 0.5)),
                              int(settings.get("photo_second_top", 2)),
                              float(settings.get("photo_second_min_index", 0.0)),
-                             float(settings.get("photo_text_max_sure", 1.0)))
+                             float(settings.get("photo_text_max_sure", 1.0)),
+                             float(settings.get("photo_crowded_mask", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -402,6 +412,24 @@ def _joined(found: Detections, more: Detections) -> Detections:
                       np.concatenate([found.confidence, more.confidence]),
                       np.concatenate([found.class_id, more.class_id]), found.names,
                       probabilities)
+
+
+OVERLAP_SHARE = 0.2  # ``crowded_boxes``: a box this much inside another is not its neighbour
+
+
+def crowded_boxes(xyxy: np.ndarray, margin: float, grow: float) -> np.ndarray:
+    """(N,) bool: the boxes whose crop square (``margin`` times the longer side) holds
+    another box's centre outside the box grown by ``grow``: a neighbour's index."""
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    halves = (xyxy[:, 2:] - xyxy[:, :2]) / 2
+    apart = np.abs(centres[None, :, :] - centres[:, None, :])  # (N, N, 2)
+    reach = halves.max(axis=1) * margin  # half the square's side
+    in_square = (apart <= reach[:, None, None]).all(axis=2)
+    outside_box = (apart > halves[:, None, :] * grow).any(axis=2)
+    # A box that overlaps this one much is the same index boxed again, not a neighbour.
+    neighbours = in_square & outside_box & (nested_shares(xyxy, xyxy) < OVERLAP_SHARE)
+    np.fill_diagonal(neighbours, False)
+    return neighbours.any(axis=1)
 
 
 def _covered(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
@@ -665,6 +693,13 @@ class CardDetector:
         def read() -> np.ndarray:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
+            grow = self.info.photo_crowded_mask if judge_index else 0.0
+            crowded = crowded_boxes(found.xyxy, margins[0], grow) if grow else None
+            if crowded is not None and crowded.any():
+                first = views[0].copy()
+                first[crowded] = [crop_square(image, box, margins[0], mask=grow)
+                                  for box in found.xyxy[crowded]]
+                views = [first, *views[1:]]
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
                     views, weights=weights, orientations=orientations)

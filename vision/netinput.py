@@ -46,7 +46,7 @@ def detector_input(canvas: np.ndarray) -> np.ndarray:
 
 
 def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
-                size: int = CROP, angle: float = 0.0) -> np.ndarray:
+                size: int = CROP, angle: float = 0.0, mask: float = 0.0) -> np.ndarray:
     """The square around ``box`` (x1, y1, x2, y2 in ``image`` pixels), resized; the parts
     outside the photo are filled with the nearest edge pixels. ``angle``: the square
     turned by that many degrees about the box's centre (a learned deck's calibration
@@ -70,9 +70,26 @@ def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
     matrix = np.float32(np.hstack([linear, shift[:, None]]))
     crop = cv2.warpAffine(image, matrix, (canvas, canvas), flags=cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REPLICATE)
-    if factor == 1:
+    if factor > 1:
+        crop = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
+    if mask > 0 and angle == 0:
+        crop = _masked(crop, (x2 - x1) * size / side, (y2 - y1) * size / side, mask)
+    return crop
+
+
+def _masked(crop: np.ndarray, width: float, height: float, grow: float) -> np.ndarray:
+    """``crop`` with what lies outside its centred ``width`` x ``height`` box, grown by
+    ``grow``, filled with that box's median colour."""
+    size = crop.shape[0]
+    centre = np.arange(size) + 0.5 - size / 2
+    rows = np.abs(centre) <= height * grow / 2
+    columns = np.abs(centre) <= width * grow / 2
+    inside = rows[:, None] & columns[None, :]
+    if not inside.any():
         return crop
-    return cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
+    out = crop.copy()
+    out[~inside] = np.median(crop[inside], axis=0).astype(crop.dtype)
+    return out
 
 
 def light_on_dark(crops: np.ndarray) -> np.ndarray:
