@@ -46,6 +46,28 @@ def test_catalogs_are_complete_and_fresh() -> None:
     assert catalogs.check() == []
 
 
+def test_a_new_babel_release_does_not_make_the_catalogs_stale() -> None:
+    """Babel names itself in every catalog's header (2.19.0 came out while 2.18.0's
+    catalogs were committed): that line alone is not a change; a message is."""
+    pytest.importorskip("babel", reason="Babel is in the test extra: pip install -e '.[test]'")
+    import importlib.util
+
+    from babel.messages.catalog import Catalog
+
+    spec = importlib.util.spec_from_file_location("catalogs", ROOT / "tools" / "catalogs.py")
+    catalogs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(catalogs)
+    header = b'msgid ""\nmsgstr ""\n"Generated-By: Babel %s\\n"\n\nmsgid "Deal"\nmsgstr "%s"\n'
+    assert catalogs._same_po(header % (b"2.18.0", b"Chia"), header % (b"2.19.0", b"Chia"))
+    assert not catalogs._same_po(header % (b"2.18.0", b"Chia"), header % (b"2.18.0", b"Bai"))
+    catalog = Catalog(locale="vi")
+    catalog.add("Deal", "Chia")
+    compiled = catalogs._mo_bytes(catalog)
+    assert catalogs._same_mo(compiled, catalog)
+    catalog["Deal"].string = "Bai"
+    assert not catalogs._same_mo(compiled, catalog)
+
+
 @pytest.mark.parametrize("language", CATALOG_LANGUAGES)
 def test_each_catalog_is_compiled_and_translates(language: str) -> None:
     catalog = translations(language)

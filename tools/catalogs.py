@@ -23,7 +23,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
-from babel.messages.mofile import write_mo
+from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +35,9 @@ SOURCES = [("app.py", "python"), ("ui/**.py", "python")]
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 FIXED_DATE = datetime(2026, 1, 1, tzinfo=UTC)  # no churn: the date is not information here
 PLACEHOLDER = re.compile(r"\{[a-z_]*\}")
+# The header line naming the Babel that wrote a catalog: a new Babel release changes it and
+# nothing else, so freshness is judged without it.
+GENERATED_BY = re.compile(rb'"Generated-By: [^"]*"')
 
 
 def po_path(language: str) -> Path:
@@ -64,6 +67,26 @@ def _mo_bytes(catalog: Catalog) -> bytes:
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()
+
+
+def _same_po(written: bytes, wanted: bytes) -> bool:
+    """Whether a .po or .pot file says what ``wanted`` says, whichever Babel wrote it."""
+    return GENERATED_BY.sub(b"", written) == GENERATED_BY.sub(b"", wanted)
+
+
+def _translations(mo: bytes) -> dict[object, object]:
+    """A compiled catalog's messages, id -> string (plurals as tuples), without its header
+    (which names the Babel that compiled it)."""
+    def plain(value: object) -> object:
+        return tuple(value) if isinstance(value, list) else value
+
+    return {(message.context, plain(message.id)): plain(message.string)
+            for message in read_mo(io.BytesIO(mo)) if message.id}
+
+
+def _same_mo(written: bytes, catalog: Catalog) -> bool:
+    """Whether a .mo file holds ``catalog``'s translations, whichever Babel compiled it."""
+    return _translations(written) == _translations(_mo_bytes(catalog))
 
 
 def updated(language: str, template: Catalog) -> Catalog:
@@ -96,7 +119,7 @@ def check() -> list[str]:
     """Everything that is out of date or missing, in words (empty when all is well)."""
     template = extract()
     found = []
-    if not TEMPLATE.exists() or TEMPLATE.read_bytes() != _po_text(template):
+    if not TEMPLATE.exists() or not _same_po(TEMPLATE.read_bytes(), _po_text(template)):
         found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make catalogs`")
     for language in CATALOG_LANGUAGES:
         po = po_path(language)
@@ -104,11 +127,11 @@ def check() -> list[str]:
             found.append(f"{language}: no catalog ({po.relative_to(ROOT)})")
             continue
         catalog = updated(language, template)
-        if po.read_bytes() != _po_text(catalog):
+        if not _same_po(po.read_bytes(), _po_text(catalog)):
             found.append(f"{po.relative_to(ROOT)} is stale against the sources: run "
                          "`make catalogs` and translate what it adds")
         mo = po.with_suffix(".mo")
-        if not mo.exists() or mo.read_bytes() != _mo_bytes(catalog):
+        if not mo.exists() or not _same_mo(mo.read_bytes(), catalog):
             found.append(f"{mo.relative_to(ROOT)} is not compiled from its .po: run "
                          "`make catalogs`")
         found += problems(language, catalog)
