@@ -607,21 +607,7 @@ def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> N
     tight = np.full((1, 52), 0.1 / 51, np.float32)
     tight[0, 5] = 0.9
     calls: list[tuple[int, int]] = []
-
-    class Recording:
-        judges_index = True
-
-        def views_probabilities(self, views: list[np.ndarray],
-                                weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
-            return self.views_reading(views, weights, orientations)[0]
-
-        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
-            calls.append((len(views), len(views[0])))
-            if len(views) == 1:  # the tight crops
-                return tight.copy(), np.array([0.95], np.float32)
-            return first.copy(), judged.copy()
+    Recording = _recording_classifier(first, judged, tight, 0.95, calls)
 
     boxes = np.array([[10, 10, 30, 40]] * 3, np.float32) + np.arange(3)[:, None] * 50
     found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
@@ -646,6 +632,10 @@ def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> N
     assert calls == [(2, 3)]
     with pytest.raises(ModelError, match=r"photo_tight_share 1\.0"):
         dataclasses.replace(default_model(), photo_tight_share=1.0)
+    with pytest.raises(ModelError, match=r"photo_crowded_mask 0\.5"):
+        dataclasses.replace(default_model(), photo_crowded_mask=0.5)
+    with pytest.raises(ModelError, match=r"photo_crowded_share 1\.0"):
+        dataclasses.replace(default_model(), photo_crowded_mask=1.15, photo_crowded_share=1.0)
     with pytest.raises(ModelError, match=r"photo_tight_margin -1\.0"):
         dataclasses.replace(default_model(), photo_tight_margin=-1.0)
 
@@ -795,3 +785,73 @@ def test_the_shipped_second_classifier_is_named_by_cards_json_and_read_in_photo_
     (models / "cards.json").write_text(json.dumps(settings))
     with pytest.raises(ModelError, match="photo_second_classifier corner-classifier-second"):
         default_model(models)
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_only_crowded_corners_are_read_again_blanked() -> None:
+    import dataclasses
+
+    from vision.classifier import blended_readings
+    from vision.detections import Detections
+    from vision.detector import default_model
+
+    # A fan's two stacked indices and one corner alone.
+    boxes = np.array([[100, 100, 180, 120], [100, 128, 180, 148], [300, 300, 320, 340]],
+                     np.float32)
+    first = np.full((3, 52), 0.5 / 51, np.float32)
+    first[:, 0] = 0.5
+    judged = np.array([0.9, 0.9, 0.9], np.float32)
+    blanked = np.full((2, 52), 0.1 / 51, np.float32)
+    blanked[:, 0] = 0.9  # surer of the same name, so that no corner falls under the bar
+    calls: list[tuple[int, int]] = []
+    Recording = _recording_classifier(first, judged, blanked, 0.99, calls)
+
+    found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
+    image = np.full((400, 400, 3), 200, np.uint8)
+    info = dataclasses.replace(default_model(), photo_margins=(1.3, 1.6),
+                               photo_view_weights=(1.0, 0.5), photo_min_index=0.5,
+                               photo_tight_margin=0.0, photo_crowded_mask=1.15,
+                               photo_crowded_share=0.35, min_class_conf=0.3)
+    reader = CardDetector(info)
+    reader.photo_classifier = Recording()  # type: ignore[assignment]
+    named = reader._name_corners(image, found, reader.photo_classifier, info.photo_margins,
+                                 info.photo_view_weights, judge_index=True)
+    assert calls == [(2, 3), (1, 2)]  # the two stacked corners read again, the lone one not
+    assert named.class_probabilities is not None
+    expected = blended_readings(first[:2], blanked, 0.35)
+    assert len(named) == 3
+    assert np.allclose(named.class_probabilities[:2], expected)
+    assert (expected[:, 0] > first[:2, 0]).all()
+    assert np.allclose(named.class_probabilities[2], first[2])
+    # Off (0), nothing is read again.
+    calls.clear()
+    off = CardDetector(dataclasses.replace(info, photo_crowded_mask=0.0))
+    off.photo_classifier = Recording()  # type: ignore[assignment]
+    off._name_corners(image, found, off.photo_classifier, info.photo_margins,
+                      info.photo_view_weights, judge_index=True)
+    assert calls == [(2, 3)]
+
+
+def _recording_classifier(first: np.ndarray, judged: np.ndarray, again: np.ndarray,
+                          again_index: float, calls: list[tuple[int, int]]) -> type:
+    """A photo classifier that records each read (views, crops) and answers ``first`` and
+    ``judged`` for the first reading of all corners, and ``again`` (its first rows) with
+    ``again_index`` for a single view of some of them, read again."""
+
+    class Recording:
+        judges_index = True
+
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2) -> np.ndarray:
+            return self.views_reading(views, weights, orientations)[0]
+
+        def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+            calls.append((len(views), len(views[0])))
+            if len(views) == 1:  # corners read again
+                count = len(views[0])
+                return again[:count].copy(), np.full(count, again_index, np.float32)
+            return first.copy(), judged.copy()
+
+    return Recording

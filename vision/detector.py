@@ -141,12 +141,15 @@ class ModelInfo:
     # names wrong (5s as Js), on decks never trained on it named more right
     # (models/README.md, "Session 23"). 1: in every photo.
     photo_text_max_sure: float = 1.0
-    # Photo mode blanks the first margin's crop of a crowded corner (another box's centre
-    # lies in its square, outside its box grown by this factor) outside that grown box
-    # (``crop_square``'s ``mask``): in a fan the square around one index holds three or
+    # Photo mode reads a crowded corner (another box's centre lies in its first margin's
+    # square, outside its box grown by this factor) once more in that square blanked
+    # outside the grown box (``crop_square``'s ``mask``), that reading joining the others
+    # at ``photo_crowded_share``: in a fan the square around one index holds three or
     # four of its neighbours' indices, and the classifier named such crops under 0.3
-    # (models/README.md, "Session 27"). 0: not.
+    # (models/README.md, "Session 27"). Only where the classifier judges indices (an
+    # index head). 0: not.
     photo_crowded_mask: float = 0.0
+    photo_crowded_share: float = 0.35
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -178,9 +181,12 @@ class ModelInfo:
                              f"(at least 0), photo_second_top {self.photo_second_top} (2 to 52 "
                              f"names), photo_second_min_index {self.photo_second_min_index} (a "
                              "probability, 0 up to below 1)")
-        if self.photo_crowded_mask < 0 or 0 < self.photo_crowded_mask < 1:
-            raise ModelError(f"cards.json: photo_crowded_mask {self.photo_crowded_mask}: "
-                             "choose 0 (off) or a growth of the box of 1 or more")
+        if self.photo_crowded_mask < 0 or 0 < self.photo_crowded_mask < 1 or \
+                not 0 < self.photo_crowded_share < 1:
+            raise ModelError(f"cards.json: photo_crowded_mask {self.photo_crowded_mask} "
+                             "(0: off, or a growth of the box of 1 or more) and "
+                             f"photo_crowded_share {self.photo_crowded_share} (between 0 "
+                             "and 1)")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -261,7 +267,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              int(settings.get("photo_second_top", 2)),
                              float(settings.get("photo_second_min_index", 0.0)),
                              float(settings.get("photo_text_max_sure", 1.0)),
-                             float(settings.get("photo_crowded_mask", 0.0)))
+                             float(settings.get("photo_crowded_mask", 0.0)),
+                             float(settings.get("photo_crowded_share", 0.35)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -677,6 +684,21 @@ class CardDetector:
                                                            tight_index, share)
             probabilities[again] = blended_readings(probabilities[again], tight, share)
 
+        def read_blanked(probabilities: np.ndarray, index: np.ndarray) -> None:
+            """Crowded corners read again blanked outside their grown box, that reading
+            joining at ``photo_crowded_share``."""
+            grow = self.info.photo_crowded_mask
+            again = np.flatnonzero(crowded_boxes(found.xyxy, margins[0], grow))
+            if len(again) == 0:
+                return
+            crops = [np.stack([crop_square(image, box, margins[0], mask=grow)
+                               for box in found.xyxy[again]])]
+            blanked, blanked_index = classifier.views_reading(crops, orientations=orientations)
+            assert blanked_index is not None
+            share = self.info.photo_crowded_share
+            probabilities[again] = blended_readings(probabilities[again], blanked, share)
+            index[again] = blended_index(index[again], blanked_index, share)
+
         # The second classifier and the text reader read only what this gate passes.
         reread_gate = max(self.info.photo_min_index, self.info.photo_second_min_index)
 
@@ -693,19 +715,14 @@ class CardDetector:
         def read() -> np.ndarray:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
-            grow = self.info.photo_crowded_mask if judge_index else 0.0
-            crowded = crowded_boxes(found.xyxy, margins[0], grow) if grow else None
-            if crowded is not None and crowded.any():
-                first = views[0].copy()
-                first[crowded] = [crop_square(image, box, margins[0], mask=grow)
-                                  for box in found.xyxy[crowded]]
-                views = [first, *views[1:]]
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
                     views, weights=weights, orientations=orientations)
             else:
                 probabilities = classifier.views_probabilities(views, weights=weights,
                                                                orientations=orientations)
+            if index_probabilities is not None and self.info.photo_crowded_mask:
+                read_blanked(probabilities, index_probabilities)
             if tight_margin > 0:
                 read_tight(probabilities)
             if second is not None:

@@ -39,8 +39,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-tight-margin", float, None, "the margin unsure corners are read again at; 0 "
                                           "does not"),
     ("--photo-tight-share", float, None, "that tight reading's share of the whole"),
-    ("--photo-crowded-mask", float, None, "a crowded corner's first crop blanked outside "
-                                          "its box grown by this; 0 does not"),
+    ("--photo-crowded-mask", float, None, "crowded corners read again blanked outside "
+                                          "their box grown by this; 0 does not"),
+    ("--photo-crowded-share", float, None, "that blanked reading's share of the whole"),
     ("--photo-second-classifier", Path, None, "a second classifier's ONNX model, read for "
                                               "unsure corners"),
     ("--photo-second-weight", float, None, "the second classifier's weight; 0 reads without "
