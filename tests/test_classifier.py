@@ -9,7 +9,7 @@ import pytest
 
 from vision.classifier import DEFAULT_WEIGHTS
 from vision.detector import CardDetector
-from vision.netinput import CROP, crop_square
+from vision.netinput import CROP, blanked, crop_square
 
 
 def test_crop_is_centred_and_square() -> None:
@@ -52,12 +52,17 @@ def test_a_crowded_crop_is_blanked_outside_its_grown_box() -> None:
     image[124:140, 64:136] = 0  # and below
     box = (60.0, 90.0, 140.0, 110.0)
     plain = crop_square(image, box, margin=1.3)
-    blanked = crop_square(image, box, margin=1.3, mask=1.15)
+    blanked_crop = crop_square(image, box, margin=1.3, mask=1.15)
     assert (plain[:8] < 100).any() or (plain[-8:] < 100).any()  # neighbours in the square
-    rows = (blanked < 100).any(axis=(1, 2))
+    rows = (blanked_crop < 100).any(axis=(1, 2))
     assert rows[CROP // 2] and not rows[: CROP // 2 - 6].any() and not rows[CROP // 2 + 6:].any()
     # Without a mask the crop is the plain one.
     assert np.array_equal(crop_square(image, box, margin=1.3, mask=0.0), plain)
+    # The crop already cut, blanked, is the same crop.
+    assert np.array_equal(blanked(plain, box, 1.3, 1.15), blanked_crop)
+    # A turned square's box is no longer upright in it: no blanking there.
+    with pytest.raises(ValueError, match="turned crop"):
+        crop_square(image, box, margin=1.3, angle=5.0, mask=1.15)
 
 
 def test_only_crowded_boxes_are_crowded() -> None:

@@ -27,7 +27,15 @@ from .classifier import (
     blended_readings,
 )
 from .detections import Detections
-from .netinput import CROP, MARGIN, crop_square, detector_input, letterbox, light_on_dark
+from .netinput import (
+    CROP,
+    MARGIN,
+    blanked,
+    crop_square,
+    detector_input,
+    letterbox,
+    light_on_dark,
+)
 from .reading import NESTED_SHARE, nested_shares
 from .session import cpu_session
 
@@ -691,13 +699,14 @@ class CardDetector:
             again = np.flatnonzero(crowded_boxes(found.xyxy, margins[0], grow))
             if len(again) == 0:
                 return
-            crops = [np.stack([crop_square(image, box, margins[0], mask=grow)
-                               for box in found.xyxy[again]])]
-            blanked, blanked_index = classifier.views_reading(crops, orientations=orientations)
-            assert blanked_index is not None
+            # The first margin's crops, already cut, blanked.
+            crops = [np.stack([blanked(crop, box, margins[0], grow) for crop, box in
+                               zip(cut(margins[0])[again], found.xyxy[again], strict=True)])]
+            reading, reading_index = classifier.views_reading(crops, orientations=orientations)
+            assert reading_index is not None
             share = self.info.photo_crowded_share
-            probabilities[again] = blended_readings(probabilities[again], blanked, share)
-            index[again] = blended_index(index[again], blanked_index, share)
+            probabilities[again] = blended_readings(probabilities[again], reading, share)
+            index[again] = blended_index(index[again], reading_index, share)
 
         # The second classifier and the text reader read only what this gate passes.
         reread_gate = max(self.info.photo_min_index, self.info.photo_second_min_index)

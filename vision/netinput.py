@@ -51,9 +51,12 @@ def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
     outside the photo are filled with the nearest edge pixels. ``angle``: the square
     turned by that many degrees about the box's centre (a learned deck's calibration
     crops, ``vision.decks.jittered_crops``: a corner as it looks when its card lies a
-    little askew)."""
+    little askew). ``mask``: the crop blanked outside the box grown by that factor
+    (``blanked``; 0: not); an unturned crop only."""
+    if mask > 0 and angle:
+        raise ValueError("crop_square: a turned crop cannot be blanked around its box")
     x1, y1, x2, y2 = (float(v) for v in box)
-    side = max(x2 - x1, y2 - y1, 2.0) * margin
+    side = _square_side(box, margin)
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     # An affine map from the square onto the crop, sub-pixel exact. warpAffine has no area
     # interpolation (it takes INTER_AREA as bilinear): shrunk in one step, a large index
@@ -72,18 +75,26 @@ def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
                           borderMode=cv2.BORDER_REPLICATE)
     if factor > 1:
         crop = cv2.resize(crop, (size, size), interpolation=cv2.INTER_AREA)
-    if mask > 0 and angle == 0:
-        crop = _masked(crop, (x2 - x1) * size / side, (y2 - y1) * size / side, mask)
-    return crop
+    return blanked(crop, box, margin, mask) if mask > 0 else crop
 
 
-def _masked(crop: np.ndarray, width: float, height: float, grow: float) -> np.ndarray:
-    """``crop`` with what lies outside its centred ``width`` x ``height`` box, grown by
-    ``grow``, filled with that box's median colour."""
+def _square_side(box: Sequence[float], margin: float) -> float:
+    """The side, in photo pixels, of ``crop_square``'s square around ``box``."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    return max(x2 - x1, y2 - y1, 2.0) * margin
+
+
+def blanked(crop: np.ndarray, box: Sequence[float], margin: float,
+            grow: float) -> np.ndarray:
+    """``crop``, ``crop_square``'s unturned crop of ``box`` at ``margin``, with what lies
+    outside the box grown by ``grow`` filled with the box's median colour: a fan's
+    neighbouring indices, which a square around one index shows beside it, are gone."""
+    x1, y1, x2, y2 = (float(v) for v in box)
     size = crop.shape[0]
+    scale = size / _square_side(box, margin)
     centre = np.arange(size) + 0.5 - size / 2
-    rows = np.abs(centre) <= height * grow / 2
-    columns = np.abs(centre) <= width * grow / 2
+    rows = np.abs(centre) <= (y2 - y1) * scale * grow / 2
+    columns = np.abs(centre) <= (x2 - x1) * scale * grow / 2
     inside = rows[:, None] & columns[None, :]
     if not inside.any():
         return crop
