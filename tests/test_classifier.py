@@ -9,7 +9,7 @@ import pytest
 
 from vision.classifier import DEFAULT_WEIGHTS
 from vision.detector import CardDetector
-from vision.netinput import CROP, blanked, crop_square
+from vision.netinput import CROP, blanked, crop_square, softened
 
 
 def test_crop_is_centred_and_square() -> None:
@@ -77,6 +77,61 @@ def test_only_crowded_boxes_are_crowded() -> None:
 
 
 @pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_a_softened_crop_keeps_its_shape_and_loses_its_finest_strokes() -> None:
+    crops = np.zeros((2, CROP, CROP, 3), np.uint8)
+    crops[:, :, ::2] = 255  # one-pixel stripes: the finest detail a crop holds
+    crops[1, 10:30, 10:30] = 0  # and a dark block, as large as a rank's stroke is long
+    soft = softened(crops, 28)
+    assert soft.shape == crops.shape and soft.dtype == np.uint8
+    # The stripes average out to grey; the block stays dark in its middle.
+    assert soft[0].astype(np.float64).std() < 50 < 120 < crops[0].astype(np.float64).std()
+    assert int(soft[1, 18:22, 18:22].max()) < 40
+    # 0, CROP or more: the crops as cut; none: none.
+    for side in (0, CROP, CROP + 8):
+        assert softened(crops, side) is crops
+    assert softened(crops[:0], 28).shape == (0, CROP, CROP, 3)
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_a_classifier_set_to_soften_reads_each_crop_softened() -> None:
+    from vision.classifier import CornerClassifier
+
+    rng = np.random.default_rng(5)
+    crops = rng.integers(200, 255, (3, CROP, CROP, 3), np.uint8)
+    crops[:, 14:26, 16:24] = rng.integers(0, 90, (3, 12, 8, 3), np.uint8)
+    sharp = CornerClassifier(DEFAULT_WEIGHTS)
+    soft = CornerClassifier(DEFAULT_WEIGHTS, soften_px=28)
+    assert np.allclose(soft.probabilities(crops), sharp.probabilities(softened(crops, 28)),
+                       atol=1e-6)
+    assert not np.allclose(soft.probabilities(crops), sharp.probabilities(crops), atol=1e-3)
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_each_network_softens_as_cards_json_says(tmp_path) -> None:
+    import dataclasses
+    import json
+
+    from vision.detector import MODELS, ModelError, default_model
+
+    info = default_model()
+    reader = CardDetector(dataclasses.replace(info, soften_px=28, photo_soften_px=0,
+                                              photo_second_soften_px=24))
+    assert reader.classifier is not None and reader.classifier.soften_px == 28
+    assert reader.photo_classifier is not None and reader.photo_classifier.soften_px == 0
+    assert reader.second_classifier is not None and reader.second_classifier.soften_px == 24
+    settings = json.loads((MODELS / "cards.json").read_text())
+    shipped = CardDetector(info)
+    for key, network in (("soften_px", shipped.classifier),
+                         ("photo_soften_px", shipped.photo_classifier),
+                         ("photo_second_soften_px", shipped.second_classifier)):
+        assert network is not None and network.soften_px == settings.get(key, 0)
+    for bad in (-1, 4, CROP + 1):
+        with pytest.raises(ModelError, match=rf"soften_px {bad}: choose 0"):
+            dataclasses.replace(info, soften_px=bad)
+    with pytest.raises(ModelError, match=r"photo_second_soften_px 2: choose 0"):
+        dataclasses.replace(info, photo_second_soften_px=2)
+
+
 def test_classifier_names_a_batch() -> None:
     from vision.classifier import CornerClassifier
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .netinput import classifier_input, light_on_dark, text_input
+from .netinput import classifier_input, light_on_dark, softened, text_input
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -37,8 +37,12 @@ class CornerClassifier:
     """Names corner crops: ``probabilities`` gives each crop's 52-way distribution (in
     ``engine.cards.CARD_NAMES`` order), ``classify`` its best name and confidence."""
 
-    def __init__(self, weights: Path = DEFAULT_WEIGHTS, threads: int = 2) -> None:
+    def __init__(self, weights: Path = DEFAULT_WEIGHTS, threads: int = 2,
+                 soften_px: int = 0) -> None:
+        """``soften_px``: each crop is read softened to that many pixels
+        (``vision.netinput.softened``; 0: as cut)."""
         self.session, self.input = _opened(weights, threads, "classifier")
+        self.soften_px = soften_px
         # A second output, when the model has one, is its index head's logit: whether the
         # crop shows a corner index at all (vision.training.train_classifier.build_network).
         self.judges_index = len(self.session.get_outputs()) > 1
@@ -102,7 +106,8 @@ class CornerClassifier:
                              weights: Sequence[float] | None
                              ) -> tuple[np.ndarray, np.ndarray | None]:
         n = len(views[0])
-        batch = _turned(np.concatenate([classifier_input(view) for view in views]), turns)
+        batch = _turned(np.concatenate([classifier_input(softened(view, self.soften_px))
+                                        for view in views]), turns)
         outputs = self.session.run(None, {self.input: batch})
         log_probs = log_softmax(outputs[0])
         share = np.ones(len(views)) if weights is None else np.asarray(weights, np.float64)

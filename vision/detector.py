@@ -158,6 +158,16 @@ class ModelInfo:
     # index head). 0: not.
     photo_crowded_mask: float = 0.0
     photo_crowded_share: float = 0.35
+    # Each crop is read softened: averaged down to this many pixels and grown back to
+    # CROP (``vision.netinput.softened``; 0: as cut): ``soften_px`` by live mode's
+    # classifier, ``photo_soften_px`` by photo and table modes' and
+    # ``photo_second_soften_px`` by photo mode's second network. Every network names
+    # held-out crops better so; in whole photos the photo classifier softened reads
+    # ambiguous corners too surely (a half-covered 7d as Jd at 0.89) and is left as cut
+    # (models/README.md, "Session 28").
+    soften_px: int = 0
+    photo_soften_px: int = 0
+    photo_second_soften_px: int = 0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -195,6 +205,11 @@ class ModelInfo:
                              "(0: off, or a growth of the box of 1 or more) and "
                              f"photo_crowded_share {self.photo_crowded_share} (between 0 "
                              "and 1)")
+        for name in ("soften_px", "photo_soften_px", "photo_second_soften_px"):
+            side = getattr(self, name)
+            if side != 0 and not 8 <= side <= CROP:
+                raise ModelError(f"cards.json: {name} {side}: choose 0 (crops as cut) or "
+                                 f"8 to {CROP} pixels")
         if self.photo_orientations not in ORIENTATIONS:
             raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
                              f"choose one of {', '.join(map(str, ORIENTATIONS))}")
@@ -276,7 +291,10 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_second_min_index", 0.0)),
                              float(settings.get("photo_text_max_sure", 1.0)),
                              float(settings.get("photo_crowded_mask", 0.0)),
-                             float(settings.get("photo_crowded_share", 0.35)))
+                             float(settings.get("photo_crowded_share", 0.35)),
+                             int(settings.get("soften_px", 0)),
+                             int(settings.get("photo_soften_px", 0)),
+                             int(settings.get("photo_second_soften_px", 0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -500,15 +518,18 @@ class CardDetector:
         self.second_classifier: CornerClassifier | None = None
         if self.info.classifier is not None:
             try:
-                self.classifier = CornerClassifier(self.info.classifier)
+                self.classifier = CornerClassifier(self.info.classifier,
+                                                   soften_px=self.info.soften_px)
                 self.photo_classifier = self.classifier if self.info.photo_classifier is None \
-                    else CornerClassifier(self.info.photo_classifier)
+                    else CornerClassifier(self.info.photo_classifier,
+                                          soften_px=self.info.photo_soften_px)
                 if self.info.photo_text_reader is not None and self.info.photo_text_weight > 0:
                     self.text_reader = TextReader(self.info.photo_text_reader)
                 if self.info.photo_second_classifier is not None and \
                         self.info.photo_second_weight > 0:
                     self.second_classifier = CornerClassifier(
-                        self.info.photo_second_classifier)
+                        self.info.photo_second_classifier,
+                        soften_px=self.info.photo_second_soften_px)
             except ClassifierError as error:
                 raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):

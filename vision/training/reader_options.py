@@ -50,6 +50,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
                                       "second weighs again"),
     ("--photo-second-min-index", float, None, "how sure the index head must be of a corner "
                                               "for the second classifier to read it"),
+    ("--photo-soften-px", int, None, "the side each crop is softened to before the photo "
+                                     "classifier reads it; 0 reads it as cut"),
+    ("--photo-second-soften-px", int, None, "the same for the second classifier"),
 )
 # The flags above as argparse names them: the ``ModelInfo`` fields they set.
 PHOTO_OPTIONS = tuple(flag[2:].replace("-", "_") for flag, *_ in _PHOTO_FLAGS)
