@@ -93,7 +93,7 @@ class ModelInfo:
     # None: photo mode uses ``classifier`` too.
     photo_classifier: Path | None = None
     # Photo mode reads each crop in this many orientations (vision.classifier.ORIENTATIONS);
-    # live mode in 2 (as is and mirrored). Held-out crops named right, photo classifier,
+    # live mode in ``live_orientations``. Held-out crops named right, photo classifier,
     # 2 -> 8: rendered designs 0.949 -> 0.959, fans 0.914 -> 0.931, real-decks-dev's white
     # deck 0.895 -> 0.947 (2026-11-24).
     photo_orientations: int = 2
@@ -168,6 +168,11 @@ class ModelInfo:
     soften_px: int = 0
     photo_soften_px: int = 0
     photo_second_soften_px: int = 0
+    # Live mode reads each crop in this many orientations (photo mode:
+    # ``photo_orientations``): a fanned card's index lies near a quarter turn. Eight cost
+    # its small classifier about 16 ms a 640x480 frame (41 against 25 ms, within the 60 ms
+    # budget) and read rendered hands far better (models/README.md, "Session 28").
+    live_orientations: int = 2
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -210,9 +215,10 @@ class ModelInfo:
             if side != 0 and not 8 <= side <= CROP:
                 raise ModelError(f"cards.json: {name} {side}: choose 0 (crops as cut) or "
                                  f"8 to {CROP} pixels")
-        if self.photo_orientations not in ORIENTATIONS:
-            raise ModelError(f"cards.json: photo_orientations {self.photo_orientations}: "
-                             f"choose one of {', '.join(map(str, ORIENTATIONS))}")
+        for name in ("photo_orientations", "live_orientations"):
+            if getattr(self, name) not in ORIENTATIONS:
+                raise ModelError(f"cards.json: {name} {getattr(self, name)}: "
+                                 f"choose one of {', '.join(map(str, ORIENTATIONS))}")
 
     def with_classifiers(self, classifier: Path | None = None,
                          photo_classifier: Path | None = None) -> ModelInfo:
@@ -294,7 +300,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_crowded_share", 0.35)),
                              int(settings.get("soften_px", 0)),
                              int(settings.get("photo_soften_px", 0)),
-                             int(settings.get("photo_second_soften_px", 0)))
+                             int(settings.get("photo_second_soften_px", 0)),
+                             int(settings.get("live_orientations", 2)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -569,7 +576,8 @@ class CardDetector:
                 found = _joined(found, more)
             return found[found.confidence >= self.info.conf]
         if mode == "live":
-            return self._name_corners(image, found, self.classifier)
+            return self._name_corners(image, found, self.classifier,
+                                      orientations=self.info.live_orientations)
         photo_classifier = self.photo_classifier
         assert photo_classifier is not None
 

@@ -263,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the reader's mode (vision.detector.Mode); decoding is timed")
     parser.add_argument("--max-pass-side", type=int, default=None,
                         help="photo mode: the largest side it reads at (default: shipped)")
+    parser.add_argument("--live-orientations", type=int, default=None,
+                        help="live mode: the turns each crop is read in, 1 2 4 or 8 "
+                             "(default: shipped)")
     parser.add_argument("--soften-px", type=int, default=None,
                         help="live mode: the side each crop is softened to before the "
                              "classifier reads it; 0 reads it as cut (default: shipped)")
@@ -294,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
                "max_pass_side": args.max_pass_side, "soften_px": args.soften_px,
+               "live_orientations": args.live_orientations,
                **photo_changes(args)}
     info = measured_model(info, changes).with_classifiers(args.classifier,
                                                           args.photo_classifier)
