@@ -132,43 +132,6 @@ def test_each_network_softens_as_cards_json_says(tmp_path) -> None:
         dataclasses.replace(info, photo_second_soften_px=2)
 
 
-@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
-def test_live_mode_reads_each_crop_in_its_own_orientations() -> None:
-    import dataclasses
-
-    from vision.detections import Detections
-    from vision.detector import ModelError, default_model
-
-    boxes = np.array([[10, 10, 30, 40], [100, 10, 120, 40]], np.float32)
-
-    class Locator:
-        names = ("item",)
-        dynamic = True
-
-        def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
-                    side: int | None = None) -> Detections:
-            return Detections(boxes, np.full(2, 0.9, np.float32), np.zeros(2, np.int64),
-                              self.names)
-
-    turns: list[int | None] = []
-
-    class Classifier:
-        def views_probabilities(self, views: list[np.ndarray], weights=None,
-                                orientations: int | None = None) -> np.ndarray:
-            turns.append(orientations)
-            return np.full((len(views[0]), 52), 1 / 52, np.float32)
-
-    for live in (2, 8):
-        info = dataclasses.replace(default_model(), live_orientations=live)
-        reader = CardDetector(info, locator=Locator())
-        reader.classifier = Classifier()  # type: ignore[assignment]
-        reader.detect(np.zeros((200, 200, 3), np.uint8), "live")
-        assert turns[-1] == live
-    assert default_model().live_orientations in (1, 2, 4, 8)
-    with pytest.raises(ModelError, match=r"live_orientations 3: choose one of 1, 2, 4, 8"):
-        dataclasses.replace(default_model(), live_orientations=3)
-
-
 def test_classifier_names_a_batch() -> None:
     from vision.classifier import CornerClassifier
 

@@ -448,6 +448,8 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
         ModelInfo(info.weights, photo_margins=(), photo_view_weights=())
     with pytest.raises(ModelError, match="photo_orientations 3: choose one of 1, 2, 4, 8"):
         dataclasses.replace(info, photo_orientations=3)
+    with pytest.raises(ModelError, match="live_orientations 3: choose one of 1, 2, 4, 8"):
+        dataclasses.replace(info, live_orientations=3)
     seen: list[tuple[int, tuple[float, ...], int]] = []
 
     class Recording:
@@ -461,15 +463,15 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
     # without the tight second reading of unsure corners.)
     reader = CardDetector(dataclasses.replace(info, photo_margins=(1.3, 1.6),
                                               photo_view_weights=(1.0, 0.5),
-                                              photo_orientations=8,
+                                              photo_orientations=8, live_orientations=4,
                                               photo_uses_table_detector=False,
                                               photo_tight_margin=0.0))
     reader.classifier = reader.photo_classifier = Recording()  # type: ignore[assignment]
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
     reader.detect(image, "live")
-    # Live mode reads each crop as it is and mirrored, whatever photo mode does.
-    assert seen == [(2, (1.0, 0.5), 8), (1, (1.0,), 2)]
+    # Live mode reads each crop in its own turns, whatever photo mode does.
+    assert seen == [(2, (1.0, 0.5), 8), (1, (1.0,), 4)]
 
 
 def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> None:
