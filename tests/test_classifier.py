@@ -76,7 +76,6 @@ def test_only_crowded_boxes_are_crowded() -> None:
     assert not crowded_boxes(nested, 1.3, 1.15).any()
 
 
-@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
 def test_a_softened_crop_keeps_its_shape_and_loses_its_finest_strokes() -> None:
     crops = np.zeros((2, CROP, CROP, 3), np.uint8)
     crops[:, :, ::2] = 255  # one-pixel stripes: the finest detail a crop holds
