@@ -285,3 +285,54 @@ def test_a_font_without_suit_symbols_is_not_a_suit_face() -> None:
     faces = find_faces([str(ttf / "DejaVuSans.ttf"), str(ttf / "cmr10.ttf")])
     assert str(ttf / "cmr10.ttf") not in faces.suits
     assert str(ttf / "DejaVuSans.ttf") in faces.suits
+
+
+def _dejavu_faces():
+    import matplotlib
+
+    from vision.training.synth.fontindex import find_faces
+
+    ttf = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+    return find_faces([str(ttf / "DejaVuSerif.ttf"), str(ttf / "DejaVuSans.ttf")])
+
+
+def test_a_reprinted_deck_keeps_its_art_and_prints_new_indices_where_the_old_ones_were(
+        cache: Path) -> None:
+    from vision.training.synth.retype import reprint
+
+    deck = load_deck(PROCEDURAL, cache)
+    cards, boxes, faces_used = reprint(deck, np.random.default_rng(4), _dejavu_faces())
+    again, boxes_again, _ = reprint(deck, np.random.default_rng(4), _dejavu_faces())
+    assert "DejaVu" in faces_used and set(cards) == set(CARD_NAMES) and boxes == boxes_again
+    for card in CARD_NAMES:
+        old = deck.images[card]
+        new = np.asarray(cards[card])
+        assert np.array_equal(new, np.asarray(again[card]))
+        assert new.shape == old.shape
+        h, w = old.shape[:2]
+        (tx0, ty0, tx1, ty1), (bx0, by0, bx1, by1) = boxes[card]
+        assert 0 <= tx0 < tx1 <= w / 2 and 0 <= ty0 < ty1 <= h / 2, card
+        assert w / 2 <= bx0 < bx1 <= w and h / 2 <= by0 < by1 <= h, card
+        # Ink in each new box; the centre pip and the card's outline as they were.
+        for x0, y0, x1, y1 in boxes[card]:
+            assert new[y0:y1, x0:x1, :3].min() < 150, card
+        assert np.array_equal(new[h // 3:2 * h // 3, w // 3:2 * w // 3],
+                              old[h // 3:2 * h // 3, w // 3:2 * w // 3])
+        assert np.array_equal(new[:, :, 3], old[:, :, 3])
+    # The old index is gone: a serif face does not print DejaVu Sans Bold's strokes.
+    assert any(not np.array_equal(np.asarray(cards[c])[:h // 4, :w // 4], deck.images[c][
+        :h // 4, :w // 4]) for c in CARD_NAMES)
+
+
+def test_reprinted_decks_are_written_as_training_decks_with_their_drawn_boxes(
+        tmp_path: Path, cache: Path) -> None:
+    from vision.training.synth.decks import available_decks
+    from vision.training.synth.retype import reprint_decks
+
+    shutil.copytree(cache / "decks", tmp_path / "decks")
+    written = reprint_decks(2, seed=3, cache_dir=tmp_path, bases=[PROCEDURAL],
+                            faces=_dejavu_faces())
+    assert written == [f"retype-{PROCEDURAL}-3-0", f"retype-{PROCEDURAL}-3-1"]
+    assert set(written) <= set(available_decks("train", tmp_path))
+    deck = load_deck(written[0], tmp_path)
+    assert set(deck.corners) == set(CARD_NAMES) and set(deck.hulls) == set(CARD_NAMES)

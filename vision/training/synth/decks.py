@@ -495,8 +495,10 @@ def deck_dir(name: str, cache_dir: Path = CACHE) -> Path:
 
 
 def save_deck(name: str, cards: dict[str, Image.Image], meta: dict[str, object],
-              cache_dir: Path = CACHE) -> None:
-    """Index every card's corners, then write the PNGs and ``meta.json``.
+              cache_dir: Path = CACHE,
+              known_corners: dict[str, tuple[Box, Box]] | None = None) -> None:
+    """Index every card's corners (or take ``known_corners``, where the caller drew
+    them), then write the PNGs and ``meta.json``.
 
     The corners are found before anything is written, so a deck whose index finder fails
     on one card leaves no half-written deck behind.
@@ -506,7 +508,7 @@ def save_deck(name: str, cards: dict[str, Image.Image], meta: dict[str, object],
     for card, image in cards.items():
         pixels = np.asarray(image)
         try:
-            tl, br = find_corners(pixels)
+            tl, br = known_corners[card] if known_corners else find_corners(pixels)
         except ValueError as error:
             raise ValueError(f"{name} {card}: {error}") from error
         corners[card] = [list(tl), list(br)]

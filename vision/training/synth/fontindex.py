@@ -93,7 +93,7 @@ def find_faces(files: Sequence[str] | None = None) -> Faces:
     return Faces(tuple(ranks), tuple(suits))
 
 
-def _ink(text: str, font: ImageFont.FreeTypeFont) -> np.ndarray:
+def text_ink(text: str, font: ImageFont.FreeTypeFont) -> np.ndarray:
     """The text's ink as a float mask, trimmed to its bounding box."""
     left, top, right, bottom = font.getbbox(text)
     image = Image.new("L", (right - left + 4, bottom - top + 4), 0)
@@ -125,13 +125,13 @@ def draw_index(rng: np.random.Generator, faces: Faces, card: str) -> tuple[np.nd
                                    int(rng.integers(44, 64)))
     suit_font = ImageFont.truetype(faces.suits[int(rng.integers(len(faces.suits)))],
                                    int(rng.integers(36, 60)))
-    rank_ink = _ink(RANK_TEXT.get(rank, rank), rank_font)
+    rank_ink = text_ink(RANK_TEXT.get(rank, rank), rank_font)
     # Narrow faces and squeezed tens, as many decks print them.
     squeeze = rng.uniform(0.55, 0.85) if rank == "T" and rng.random() < 0.6 else \
         rng.uniform(0.8, 1.15)
     rank_ink = cv2.resize(rank_ink, (max(4, int(rank_ink.shape[1] * squeeze)),
                                      rank_ink.shape[0]), interpolation=cv2.INTER_AREA)
-    suit_ink = _ink(SUIT_GLYPHS[suit], suit_font)
+    suit_ink = text_ink(SUIT_GLYPHS[suit], suit_font)
     scale = rng.uniform(0.45, 0.85) * rank_ink.shape[0] / suit_ink.shape[0]
     suit_ink = cv2.resize(suit_ink, (max(4, int(suit_ink.shape[1] * scale)),
                                      max(4, int(suit_ink.shape[0] * scale))),
