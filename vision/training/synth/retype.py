@@ -32,18 +32,18 @@ from engine.cards import CARD_NAMES
 from .decks import CACHE, SUIT_GLYPHS, Box, Deck, available_decks, ink_mask, load_deck, save_deck
 from .fontindex import BLACK, FOUR_COLOUR, RANK_TEXT, RED, Faces, find_faces, text_ink
 
-PREFIX = "retype-"  # a reprinted deck's cache name: retype-BASE-N
+PREFIX = "retype-"  # a reprinted deck's cache name: retype-BASE-SEED-N
 
 
-def _paper(card: np.ndarray, box: Box, ring: int) -> np.ndarray:
-    """The card's own colour around ``box``: the median of the opaque, inkless pixels of a
-    ring ``ring`` pixels wide outside it."""
+def _paper(card: np.ndarray, ink: np.ndarray, box: Box, ring: int) -> np.ndarray:
+    """The card's own colour around ``box``: the median of the opaque pixels of a ring
+    ``ring`` pixels wide outside it that are not ``ink`` (the card's ``ink_mask``)."""
     x0, y0, x1, y1 = box
     h, w = card.shape[:2]
     ox0, oy0, ox1, oy1 = max(0, x0 - ring), max(0, y0 - ring), min(w, x1 + ring), \
         min(h, y1 + ring)
     patch = card[oy0:oy1, ox0:ox1]
-    keep = (patch[:, :, 3] > 250) & ~ink_mask(card)[oy0:oy1, ox0:ox1]
+    keep = (patch[:, :, 3] > 250) & ~ink[oy0:oy1, ox0:ox1]
     keep[y0 - oy0:y1 - oy0, x0 - ox0:x1 - ox0] = False
     pixels = patch[keep][:, :3]
     if len(pixels) < 10:
@@ -51,7 +51,7 @@ def _paper(card: np.ndarray, box: Box, ring: int) -> np.ndarray:
     return np.median(pixels, axis=0).astype(np.float32)
 
 
-def _index_ink(rng: np.random.Generator, rank_font: ImageFont.FreeTypeFont,
+def _index_ink(rank_font: ImageFont.FreeTypeFont,
                suit_font: ImageFont.FreeTypeFont, card: str, height: int,
                squeeze_ten: float, suit_share: float, gap_share: float) -> np.ndarray:
     """The index (rank over suit) as a float ink mask ``height`` pixels tall."""
@@ -119,7 +119,10 @@ def reprint(deck: Deck, rng: np.random.Generator, faces: Faces
         suit = card[1]
         colour = np.array(FOUR_COLOUR[suit][0], np.float32) if four_colour and \
             suit in FOUR_COLOUR else red if suit in "hd" else black
-        height = None
+        ink_of_card = ink_mask(deck.images[card])
+        (_, top, _, bottom), _ = deck.corners[card]
+        printed = _index_ink(rank_font, suit_font, card, max(8, round((bottom - top) * size)),
+                             squeeze_ten, suit_share, gap_share)
         drawn: list[Box] = []
         for turn, box in enumerate(deck.corners[card]):
             x0, y0, x1, y1 = box
@@ -127,13 +130,10 @@ def reprint(deck: Deck, rng: np.random.Generator, faces: Faces
             pad = 2
             ex0, ey0 = max(0, x0 - pad), max(0, y0 - pad)
             ex1, ey1 = min(image.shape[1], x1 + pad), min(image.shape[0], y1 + pad)
-            paper = _paper(deck.images[card], (ex0, ey0, ex1, ey1), ring=5)
+            paper = _paper(deck.images[card], ink_of_card, (ex0, ey0, ex1, ey1), ring=5)
             opaque = image[ey0:ey1, ex0:ex1, 3:] > 250
             image[ey0:ey1, ex0:ex1, :3] = np.where(opaque, paper, image[ey0:ey1, ex0:ex1, :3])
-            if height is None:
-                height = max(8, round((y1 - y0) * size))
-            ink = _index_ink(rng, rank_font, suit_font, card, height, squeeze_ten,
-                             suit_share, gap_share)
+            ink = printed
             # A design squeezes a wide index (a ten) rather than print it over its pips.
             widest = max(6, round((x1 - x0) * 1.3))
             if ink.shape[1] > widest:
