@@ -468,14 +468,16 @@ def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> 
     assert "give one" in capsys.readouterr().err
 
 
-def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys) -> None:
+def _averaged_networks(tmp_path, seed: int, index_head: bool):
+    """Two small networks saved, averaged through the CLI, and read on five random crops:
+    (the networks, their state files, the crops, the ONNX session of the mean)."""
     import onnxruntime as ort
     import torch
 
     from vision.training.train_classifier import build_network, main
 
-    torch.manual_seed(1)
-    nets, states = [build_network((8, 16, 24)) for _ in range(2)], []
+    torch.manual_seed(seed)
+    nets, states = [build_network((8, 16, 24), index_head=index_head) for _ in range(2)], []
     for index, net in enumerate(nets):
         net.eval()
         states.append(tmp_path / f"net{index}.pt")
@@ -483,10 +485,18 @@ def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys
     out = tmp_path / "average.onnx"
     assert main(["average", "--states", *map(str, states), "--channels", "8", "16", "24",
                  "--out", str(out)]) == 0
-    crops = torch.rand(5, 3, CROP, CROP)
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    return nets, states, torch.rand(5, 3, CROP, CROP), session
+
+
+def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys) -> None:
+    import torch
+
+    from vision.training.train_classifier import main
+
+    nets, states, crops, session = _averaged_networks(tmp_path, 1, index_head=False)
     with torch.no_grad():
         expected = ((nets[0](crops) + nets[1](crops)) / 2).numpy()
-    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     averaged = session.run(None, {"crops": crops.numpy()})[0]
     assert np.allclose(averaged, expected, atol=1e-4)
 
@@ -496,6 +506,28 @@ def test_networks_averaged_read_as_their_mean_log_probabilities(tmp_path, capsys
     assert main(["average", "--states", str(states[0]), "--out", str(tmp_path / "x.onnx")]) == 2
     assert "two or more" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
+
+
+def test_networks_with_index_heads_average_both_heads(tmp_path, capsys) -> None:
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    nets, states, crops, session = _averaged_networks(tmp_path, 2, index_head=True)
+    with torch.no_grad():
+        (names0, index0), (names1, index1) = nets[0](crops), nets[1](crops)
+    assert [output.name for output in session.get_outputs()] == ["logits", "index"]
+    names, index = session.run(None, {"crops": crops.numpy()})
+    assert np.allclose(names, ((names0 + names1) / 2).numpy(), atol=1e-4)
+    assert np.allclose(index, ((index0 + index1) / 2).numpy(), atol=1e-4)
+
+    # A network without an index head among them: refused, named, nothing written.
+    plain = tmp_path / "plain.pt"
+    torch.save(build_network((8, 16, 24)).state_dict(), plain)
+    assert main(["average", "--states", str(states[0]), str(plain), "--channels", "8", "16",
+                 "24", "--out", str(tmp_path / "mixed.onnx")]) == 2
+    assert "without one: " + str(plain) in capsys.readouterr().err
+    assert not (tmp_path / "mixed.onnx").exists()
 
 
 def test_networks_of_different_widths_average_in_half_precision(tmp_path, capsys) -> None:

@@ -567,26 +567,44 @@ def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Pat
     """One ONNX model that runs every trained network of ``states`` (state dicts, each
     ``channels`` wide, or (state dict, its own widths)) on a crop and gives their mean
     log-probabilities. The reader takes it as any classifier (it renormalises the logits),
-    so networks trained apart read as one file with no change to ``vision``."""
+    so networks trained apart read as one file with no change to ``vision``. Where every
+    state carries an index head, the model gives their mean index logit too, as photo
+    mode's classifier must; a mix of states with and without one is refused
+    (``ValueError``), since the reader would lose the index head's judgement unawares."""
     import torch
     import torch.nn as nn
 
-    nets = []
+    loaded = []
     for state in states:
         path, widths = state if isinstance(state, tuple) else (state, channels)
-        net = build_network(widths)
         # A state dict may come back from a GPU machine in half precision.
-        net.load_state_dict({key: value.float() if value.is_floating_point() else value
-                             for key, value in torch.load(path, map_location="cpu").items()})
+        weights = torch.load(path, map_location="cpu")
+        loaded.append((path, widths, {key: value.float() if value.is_floating_point() else value
+                                      for key, value in weights.items()}))
+    with_index = [any(key.startswith("index.") for key in weights) for _, _, weights in loaded]
+    if any(with_index) and not all(with_index):
+        without = [str(path) for (path, _, _), has in zip(loaded, with_index, strict=True)
+                   if not has]
+        raise ValueError("some states have an index head and some do not (without one: "
+                         f"{', '.join(without)}); average networks of one kind")
+    nets = []
+    for _, widths, weights in loaded:
+        net = build_network(widths, index_head=all(with_index))
+        net.load_state_dict(weights)
         nets.append(net)
 
     class Average(nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.nets = nn.ModuleList(nets)
+            self.index = True if all(with_index) else None  # ``export`` names the outputs by it
 
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            return torch.stack([net(x) for net in self.nets]).mean(dim=0)
+        def forward(self, x: torch.Tensor):
+            outputs = [net(x) for net in self.nets]
+            if self.index is None:
+                return torch.stack(outputs).mean(dim=0)
+            return (torch.stack([names for names, _ in outputs]).mean(dim=0),
+                    torch.stack([index for _, index in outputs]).mean(dim=0))
 
     export(Average(), out)
 
@@ -692,7 +710,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("error: --states needs two or more state dicts that exist"
                   + (f" (not found: {', '.join(missing)})" if missing else ""), file=sys.stderr)
             return 2
-        export_average(states, args.out, args.channels)
+        try:
+            export_average(states, args.out, args.channels)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
         print(f"{len(args.states)} networks averaged -> {args.out}")
         return 0
     if args.command == "crops":
