@@ -634,6 +634,63 @@ def test_the_index_head_trained_alone_leaves_the_names_as_they_were(tmp_path,
     assert "--index-head and a trained network" in capsys.readouterr().err
 
 
+def test_names_trained_alone_to_read_no_index_unsurely(tmp_path, capsys) -> None:
+    """``--names-only --unsure``: the features and the index head stay as they were, and the
+    names of crops of no index come out nearer an even 52-way reading than before."""
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    # Index crops light, all named the one card; crops of no index dark: pooled features
+    # tell them apart, so the names can be sure of one and unsure of the other.
+    rng = np.random.default_rng(6)
+    index, none = tmp_path / "index.npz", tmp_path / "none.npz"
+    np.savez(index, images=rng.integers(200, 255, (64, CROP, CROP, 3)).astype(np.uint8),
+             labels=np.zeros(64, np.int64))
+    np.savez(none, images=rng.integers(0, 60, (64, CROP, CROP, 3)).astype(np.uint8),
+             labels=np.full(64, 52))
+    torch.manual_seed(4)
+    trained = build_network((8, 8, 8), index_head=True)
+    with torch.no_grad():  # a network that names every crop surely, as the same card
+        trained.rank.bias[0] = 8.0
+        trained.suit.bias[0] = 8.0
+    state = tmp_path / "trained.pt"
+    torch.save(trained.state_dict(), state)
+    crops = torch.from_numpy(np.load(none)["images"]).permute(0, 3, 1, 2).float() / 255
+
+    def retrain(name: str, *unsure: str):
+        """The names trained again (alone), and the mean top name probability the result
+        gives the crops of no index."""
+        out = tmp_path / f"{name}.onnx"
+        assert main(["train", "--train", str(index), str(none), "--val", str(index), "--out",
+                     str(out), "--epochs", "3", "--per-epoch", "256", "--batch", "32",
+                     "--lr", "1", "--seed", "5", "--channels", "8", "8", "8", "--init",
+                     str(state), "--index-head", "--names-only", "--state-only",
+                     *unsure]) == 0
+        after = torch.load(out.with_suffix(".pt"))
+        for key, value in trained.state_dict().items():
+            if not key.startswith(("rank.", "suit.")):
+                assert torch.equal(after[key], value), key
+        net = build_network((8, 8, 8), index_head=True)
+        net.load_state_dict(after)
+        net.eval()
+        with torch.no_grad():
+            return float(net(crops)[0].exp().max(dim=1).values.mean())
+
+    # The same training without --unsure (the control) leaves them named surely.
+    control, unsure = retrain("control"), retrain("unsure", "--unsure", "1")
+    assert control > 0.9
+    assert unsure < control - 0.2
+    capsys.readouterr()
+    out = tmp_path / "refused.onnx"
+    assert main(["train", "--train", str(index), "--val", str(index), "--out", str(out),
+                 "--channels", "8", "8", "8", "--unsure", "1"]) == 2
+    assert "--unsure reads the crops of no index" in capsys.readouterr().err
+    assert main(["train", "--train", str(index), "--val", str(index), "--out", str(out),
+                 "--channels", "8", "8", "8", "--names-only"]) == 2
+    assert "training the names alone needs a trained network" in capsys.readouterr().err
+
+
 def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
     import dataclasses
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from collections.abc import Sequence
@@ -390,7 +391,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           grain: float = 0.0, sharp: float = 0.0, index_head: bool = False,
           index_only: bool = False, centre_head: bool = False,
           centre_only: bool = False, device: str = "cpu",
-          state_only: bool = False) -> dict[str, object]:
+          state_only: bool = False, names_only: bool = False,
+          unsure: float = 0.0) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -409,6 +411,11 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     ``centre_head``: add the centre head (``build_network``); a state dict without it
     (``init``) starts it at zero. ``centre_only``: train the centre head alone, on the
     frozen network, so that the index head and the features stay ``init``'s.
+    ``names_only``: train the rank and suit layers alone, on the frozen network, so that
+    the features and the index head stay ``init``'s. ``unsure``: the weight of a second
+    loss on the crops of no index (with ``index_head``): the names' divergence from an
+    even 52-way reading, so that a pip or a half-hidden index is not named surely; without
+    it those crops teach nothing of the names (models/README.md, "Session 32").
     ``device``: where the network trains and the crops are drawn and varied ("cuda" on a
     lent GPU machine; "cpu" draws exactly the random numbers it always drew).
     ``state_only``: write the state dict alone each epoch and no ONNX model (export it
@@ -454,6 +461,15 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                              "trained network to start from (--init)")
         for name, parameter in net.named_parameters():
             parameter.requires_grad = name.startswith("index.")
+    if names_only:
+        if index_only or centre_only or init is None:
+            raise ValueError("training the names alone needs a trained network to start "
+                             "from (--init), and not --index-only or --centre-only")
+        for name, parameter in net.named_parameters():
+            parameter.requires_grad = name.startswith(("rank.", "suit."))
+    if unsure and not index_head:
+        raise ValueError("--unsure reads the crops of no index: it needs the index head "
+                         "(--index-head) and such crops among --train")
     if centre_only:
         if index_only or not centre_head or init is None:
             raise ValueError("training the centre head alone needs --centre-head, a trained "
@@ -471,7 +487,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     started = time.time()
     for epoch in range(epochs):
         net.train()
-        if index_only or centre_only:
+        if index_only or centre_only or names_only:
             net.features.eval()  # batch norm keeps the trained network's statistics
         # Sampling with replacement within a file lets a small file fill a large share.
         order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator,
@@ -490,6 +506,10 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                 loss = F.binary_cross_entropy_with_logits(index_logits[:, 0], is_index.float())
                 if bool(is_index.any()):
                     loss = loss + F.nll_loss(log_probs[is_index], labels[is_index])
+                if unsure and not bool(is_index.all()):
+                    # KL(even || names): 0 when all 52 names are equally likely.
+                    even = -log_probs[~is_index].mean(dim=1) - math.log(log_probs.shape[1])
+                    loss = loss + unsure * even.mean()
             else:
                 log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
                 loss = F.nll_loss(log_probs, labels)
@@ -663,6 +683,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--index-only", action="store_true",
                      help="train the index head alone on --init's frozen network, whose "
                      "names stay exactly as they were")
+    fit.add_argument("--names-only", action="store_true",
+                     help="train the rank and suit layers alone on --init's frozen "
+                     "network, whose index head stays exactly as it was")
+    fit.add_argument("--unsure", type=float, default=0.0, metavar="WEIGHT",
+                     help="with --index-head: also teach the names to read a crop of no "
+                     "index as no card in particular, at this weight (default 0)")
     fit.add_argument("--grain", type=float, default=0.0, metavar="SHARE",
                      help="give this share of the crops specks, sensor noise and motion "
                      "smear (default 0)")
@@ -747,7 +773,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         grain=args.grain, sharp=args.sharp, index_head=args.index_head,
                         index_only=args.index_only, centre_head=args.centre_head,
                         centre_only=args.centre_only, device=args.device,
-                        state_only=args.state_only)
+                        state_only=args.state_only, names_only=args.names_only,
+                        unsure=args.unsure)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
