@@ -30,31 +30,32 @@ NEGATIVES="$D/negatives-train.npz"
 VAL="$D/crops-val-fan.npz $D/crops-val3.npz $D/real-crops-tune.npz"
 # Shares follow run j's mix (rendered 3.8, our deck 2.5, fonts 1, the real decks 1.5), the
 # rendered part split between the decks as printed and as reprinted.
-declare -A files=([p]="$PRINTED $D/crops-retype.npz" [q]="$PRINTED $D/crops-retype.npz"
-                  [r]="$PRINTED" [s]="$PRINTED $D/crops-retype.npz"
-                  [t]="$PRINTED $D/crops-retype.npz" [u]="$PRINTED"
-                  [v]="$PRINTED $D/crops-retype.npz" [w]="$PRINTED $D/crops-retype.npz")
-declare -A share=([p]="2.3 2.5 1 1.5 1.5" [q]="1.3 2.5 1 1.5 2.5"
-                  [r]="3.8 2.5 1 1.5" [s]="2.3 2.5 1 1.5 1.5" [t]="2.3 2.5 1 1.5 1.5"
-                  [u]="3.8 2.5 1 1.5" [v]="2.3 2.5 1 1.5 1.5" [w]="1.3 2.5 1 1.5 2.5")
+REPRINTED="$PRINTED $D/crops-retype.npz"
+AS_PRINTED="3.8 2.5 1 1.5"  # PRINTED's shares
+MIX="2.3 2.5 1 1.5 1.5"   # REPRINTED's shares
+MORE="1.3 2.5 1 1.5 2.5"  # the same with more of the reprinted decks
+declare -A files=([p]=$REPRINTED [q]=$REPRINTED [r]=$PRINTED [s]=$REPRINTED [t]=$REPRINTED
+                  [u]=$PRINTED [v]=$REPRINTED [w]=$REPRINTED)
+declare -A share=([p]=$MIX [q]=$MORE [r]=$AS_PRINTED [s]=$MIX [t]=$MIX [u]=$AS_PRINTED
+                  [v]=$MIX [w]=$MORE)
 common=(--batch 256 --reshape --grain 0.15 --device "${DEVICE:-cuda}" --state-only
         --channels 64 128 256)
+names=(--lr 2e-3 --epochs 50 --per-epoch 40000)  # run j's
 declare -A run=(
-  [p]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 55"
-  [q]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 56"
-  [r]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 55"  # the control: no reprinted decks
-  [s]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 57 --sharp 0.3"
+  [p]="--seed 55" [q]="--seed 56"
+  [r]="--seed 55"  # the control: no reprinted decks
+  [s]="--seed 57 --sharp 0.3"
   # A second call (session 32): more batches left as cut, since s read every set best.
-  [t]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 58 --sharp 0.3"
-  [u]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 57 --sharp 0.3"  # s without reprints
-  [v]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 59 --sharp 0.6"
-  [w]="--lr 2e-3 --epochs 50 --per-epoch 40000 --seed 60 --sharp 0.3")
+  [t]="--seed 58 --sharp 0.3"
+  [u]="--seed 57 --sharp 0.3"  # s without reprints
+  [v]="--seed 59 --sharp 0.6"
+  [w]="--seed 60 --sharp 0.3")
 for letter in "$@"; do
   (
     # shellcheck disable=SC2086
     timeout "$LIMIT" python3 -m vision.training.train_classifier train "${common[@]}" \
       --train ${files[$letter]} --share ${share[$letter]} --val $VAL --init "$S" \
-      --out "$WORK/$letter/names.onnx" ${run[$letter]} ${QUICK:-}
+      --out "$WORK/$letter/names.onnx" "${names[@]}" ${run[$letter]} ${QUICK:-}
     # shellcheck disable=SC2086
     timeout 90 python3 -m vision.training.train_classifier train "${common[@]}" \
       --train ${files[$letter]} $NEGATIVES --share ${share[$letter]} 1.6 \

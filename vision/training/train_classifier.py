@@ -455,27 +455,24 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         net.load_state_dict(widen_state(torch.load(widen, map_location="cpu"),
                                         net.state_dict()))
     net.to(device)
-    if index_only:
-        if not index_head or init is None:
-            raise ValueError("training the index head alone needs --index-head and a "
-                             "trained network to start from (--init)")
-        for name, parameter in net.named_parameters():
-            parameter.requires_grad = name.startswith("index.")
-    if names_only:
-        if index_only or centre_only or init is None:
-            raise ValueError("training the names alone needs a trained network to start "
-                             "from (--init), and not --index-only or --centre-only")
-        for name, parameter in net.named_parameters():
-            parameter.requires_grad = name.startswith(("rank.", "suit."))
+    if index_only and (not index_head or init is None):
+        raise ValueError("training the index head alone needs --index-head and a "
+                         "trained network to start from (--init)")
+    if names_only and (index_only or centre_only or init is None):
+        raise ValueError("training the names alone needs a trained network to start "
+                         "from (--init), and not --index-only or --centre-only")
     if unsure and not index_head:
         raise ValueError("--unsure reads the crops of no index: it needs the index head "
                          "(--index-head) and such crops among --train")
-    if centre_only:
-        if index_only or not centre_head or init is None:
-            raise ValueError("training the centre head alone needs --centre-head, a trained "
-                             "network to start from (--init), and not --index-only")
+    if centre_only and (index_only or not centre_head or init is None):
+        raise ValueError("training the centre head alone needs --centre-head, a trained "
+                         "network to start from (--init), and not --index-only")
+    # The one part a run trains alone on the rest of the network, frozen (None: all of it).
+    alone = (("index.",) if index_only else ("centre.",) if centre_only
+             else ("rank.", "suit.") if names_only else None)
+    if alone is not None:
         for name, parameter in net.named_parameters():
-            parameter.requires_grad = name.startswith("centre.")
+            parameter.requires_grad = name.startswith(alone)
     optimiser = torch.optim.AdamW([p for p in net.parameters() if p.requires_grad], lr=lr,
                                   weight_decay=1e-4)
     per_epoch = int(quota.sum())  # a fresh random sample of crops each epoch
@@ -487,7 +484,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     started = time.time()
     for epoch in range(epochs):
         net.train()
-        if index_only or centre_only or names_only:
+        if alone is not None:
             net.features.eval()  # batch norm keeps the trained network's statistics
         # Sampling with replacement within a file lets a small file fill a large share.
         order = torch.cat([int(offsets[i]) + torch.randint(size, (int(q),), generator=generator,
