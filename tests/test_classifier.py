@@ -288,6 +288,30 @@ def test_accuracy_command_reads_once_and_mirrored(tmp_path, capsys) -> None:
     assert main(["accuracy", "--crops", str(crops)]) == 0
     line = json.loads(capsys.readouterr().out)
     assert line["count"] == 5 and 0 <= line["once"] <= 1 and 0 <= line["mirrored"] <= 1
+    assert "covered" not in line
+
+
+def test_covered_crops_count_the_index_crops_named_wrong_surely() -> None:
+    from vision.training.train_classifier import NOT_INDEX, SURE, crop_accuracy
+
+    class Reader:  # names every crop 3, as sure as its mean brightness: a known answer
+        def classify(self, crops: np.ndarray, mirrored: bool = True):
+            return np.full(len(crops), 3), crops.reshape(len(crops), -1).mean(1) / 255
+
+    images = np.zeros((6, CROP, CROP, 3), np.uint8)
+    images[:3] = 250  # named surely
+    images[3:] = 100  # named under SURE
+    labels = np.array([3, 7, NOT_INDEX, 3, 7, 8])
+    scores = crop_accuracy(Reader(), images, labels, covered=True)  # type: ignore[arg-type]
+    assert 100 / 255 < SURE < 250 / 255
+    assert scores["once"] == round(2 / 6, 4)
+    # Of the five index crops one is named wrong surely (the 7 read 3); the crop of no
+    # index named 3 surely is not counted.
+    assert scores["sure_wrong"] == 0.2
+    # Covered, each index crop is still named 3; at most the bright 7 is named surely (a
+    # dark crop under card white stays under SURE).
+    assert scores["covered"] == 0.4
+    assert scores["covered_sure_wrong"] in (0.0, 0.2)
 
 
 def test_a_faint_corner_needs_a_sure_name() -> None:
@@ -398,6 +422,40 @@ def test_graining_specks_the_chosen_share_and_keeps_the_rest() -> None:
     assert torch.equal(_grain(batch, generator, 0.0), batch)
 
 
+def test_covering_hides_part_of_the_chosen_share_under_another_card() -> None:
+    import torch
+
+    from vision.training.train_classifier import _occlude
+
+    generator = torch.Generator().manual_seed(0)
+    # Each crop one dark grey of its own, so what covers it can be told apart: card white
+    # (0.78 or lighter), the previous crop's grey, or the edge's shadow (darker).
+    greys = torch.linspace(0.05, 0.45, 400)
+    batch = greys.view(400, 1, 1, 1).expand(400, 3, CROP, CROP).clone()
+    out = _occlude(batch, generator, 0.25)
+    assert out.shape == batch.shape
+    changed = (out - batch).abs().flatten(1).amax(dim=1) > 0
+    assert 60 < int(changed.sum()) < 140  # about a quarter of 400
+    assert torch.equal(out[~changed], batch[~changed])
+    under_white = under_other = 0
+    for k in torch.nonzero(changed)[:, 0].tolist():
+        crop, own = out[k], float(greys[k])
+        other = float(greys[k - 1])  # the crop before it in the batch (rolled)
+        same = (crop - own).abs() < 1e-6
+        kept = float(same.all(dim=0).float().mean())
+        # The edge lies at most a tenth of the crop past its centre: a third or more shows,
+        # and some of the crop is always covered.
+        assert 0.3 < kept < 1
+        white = (crop >= 0.78 - 1e-6).all(dim=0)
+        from_other = ((crop - other).abs() < 1e-6).all(dim=0)
+        shadow = ((crop < own - 1e-6) & (crop >= own * 0.45 - 1e-6)).all(dim=0)
+        assert bool((same.all(dim=0) | white | from_other | shadow).all())
+        under_white += bool(white.any())
+        under_other += bool(from_other.any() and not white.any())
+    assert under_white > 20 and under_other > 20  # both kinds of cover, about half each
+    assert torch.equal(_occlude(batch, generator, 0.0), batch)
+
+
 def test_sharp_batches_keep_their_finest_strokes() -> None:
     # One-pixel stripes: shrinking averages them toward grey, a batch left as cut keeps
     # them. Without ``sharp`` one batch in 23 is left so; with it all of them are.
@@ -420,7 +478,8 @@ def test_sharp_batches_keep_their_finest_strokes() -> None:
 
 @pytest.mark.parametrize(("option", "share", "of"), [("--fade", "1.5", "crops"),
                                                      ("--grain", "-0.1", "crops"),
-                                                     ("--sharp", "2", "batches")])
+                                                     ("--sharp", "2", "batches"),
+                                                     ("--occlude", "1.2", "crops")])
 def test_training_refuses_a_share_outside_0_to_1(tmp_path, capsys, option: str,
                                                  share: str, of: str) -> None:
     from vision.training.train_classifier import main
