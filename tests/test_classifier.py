@@ -748,6 +748,12 @@ def test_names_trained_alone_to_read_no_index_unsurely(tmp_path, capsys) -> None
     assert main(["train", "--train", str(index), "--val", str(index), "--out", str(out),
                  "--channels", "8", "8", "8", "--names-only"]) == 2
     assert "training the names alone needs a trained network" in capsys.readouterr().err
+    assert main(["train", "--train", str(index), str(none), "--val", str(index), "--out",
+                 str(out), "--channels", "8", "8", "8", "--index-head", "--index-only",
+                 "--init", str(state), "--unsure", "1"]) == 2
+    assert "--unsure teaches the names, which --index-only and --centre-only keep frozen" \
+        in capsys.readouterr().err
+    assert not out.exists()
 
 
 def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:

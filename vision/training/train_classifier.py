@@ -510,6 +510,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     if unsure and not index_head:
         raise ValueError("--unsure reads the crops of no index: it needs the index head "
                          "(--index-head) and such crops among --train")
+    if unsure and (index_only or centre_only):
+        raise ValueError("--unsure teaches the names, which --index-only and --centre-only "
+                         "keep frozen: train the names too, or leave --unsure out")
     if centre_only and (index_only or not centre_head or init is None):
         raise ValueError("training the centre head alone needs --centre-head, a trained "
                          "network to start from (--init), and not --index-only")
