@@ -620,30 +620,30 @@ def crop_accuracy(classifier: CornerClassifier, images: np.ndarray, labels: np.n
     or unsurely, and the crop files hold few of them (session 33)."""
 
     def read(crops: np.ndarray, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:
-        named = [classifier.classify(crops[i:i + 512], mirrored) for i in range(0, len(crops), 512)]
-        return (np.concatenate([n for n, _ in named]) if named else np.zeros(0, np.int64),
-                np.concatenate([c for _, c in named]) if named else np.zeros(0, np.float32))
+        # One batch at least: the classifier reads an empty one as empty arrays.
+        parts = [classifier.classify(crops[i:i + 512], mirrored)
+                 for i in range(0, max(1, len(crops)), 512)]
+        return np.concatenate([n for n, _ in parts]), np.concatenate([c for _, c in parts])
 
-    scores: dict[str, float] = {}
-    for mirrored in (False, True):
-        named, sureness = read(images, mirrored)
-        scores["mirrored" if mirrored else "once"] = round(float((named == labels).mean()), 4)
-        if not mirrored:
-            index = labels < NOT_INDEX
-            wrong = (named != labels) & (sureness >= SURE) & index
-            scores["sure_wrong"] = round(float(wrong.sum() / max(1, index.sum())), 4)
+    def named_wrong_surely(named: np.ndarray, sureness: np.ndarray, truth: np.ndarray) -> float:
+        wrong = (named != truth) & (sureness >= SURE)
+        return round(float(wrong.mean()), 4) if len(truth) else 0.0
+
+    index = labels < NOT_INDEX
+    named, sureness = read(images, False)
+    scores = {"once": round(float((named == labels).mean()), 4),
+              "sure_wrong": named_wrong_surely(named[index], sureness[index], labels[index]),
+              "mirrored": round(float((read(images, True)[0] == labels).mean()), 4)}
     if covered:
         import torch
 
-        index = labels < NOT_INDEX
         batch = torch.from_numpy(images[index]).permute(0, 3, 1, 2).float() / 255
         hidden = _occlude(batch, torch.Generator().manual_seed(COVER_SEED), 1.0)
         crops = (hidden.permute(0, 2, 3, 1) * 255).round().to(torch.uint8).numpy()
         named, sureness = read(crops, False)
         right = named == labels[index]
         scores["covered"] = round(float(right.mean()), 4) if len(right) else 0.0
-        scores["covered_sure_wrong"] = round(
-            float((~right & (sureness >= SURE)).mean()), 4) if len(right) else 0.0
+        scores["covered_sure_wrong"] = named_wrong_surely(named, sureness, labels[index])
     return scores
 
 
