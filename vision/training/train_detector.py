@@ -49,26 +49,50 @@ def run_dir(name: str) -> Path:
 def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int, model: str,
           weights: Path | None, workers: int, lr0: float, cache: str | bool,
           hours: float | None = None, single_cls: bool = False,
-          augment: dict[str, float] | None = None) -> Path:
+          augment: dict[str, float] | None = None, device: str = "cpu") -> Path:
     configure_environment()
     from ultralytics import YOLO
+
+    plots = _can_plot()
 
     # Earlier weights carry their own architecture; loading them into a YAML-built model
     # with .load() is not enough, because the trainer rebuilds a YAML model from scratch.
     net = YOLO(str(weights) if weights is not None else model)
     net.train(
-        data=str(data.resolve()), epochs=epochs, imgsz=imgsz, batch=batch, device="cpu",
+        data=str(data.resolve()), epochs=epochs, imgsz=imgsz, batch=batch, device=device,
         workers=workers, seed=seed, deterministic=True, project=str(PROJECT), name=name,
+        # AMP stays off on a GPU too: its check downloads a model, and a nano network trains
+        # in float32 there at the speed its data loaders feed it.
         exist_ok=True, pretrained=weights is not None, amp=False, optimizer="AdamW", lr0=lr0,
         cos_lr=True,
         warmup_epochs=min(1.0, epochs / 10), close_mosaic=max(1, epochs // 5), cache=cache,
         # One optimizer step per batch: the default nominal batch of 64 would accumulate four
         # CPU batches per step and leave a short run with a few hundred steps in all.
         nbs=batch,
-        patience=epochs, plots=True, verbose=True, time=hours, single_cls=single_cls,
+        patience=epochs, plots=plots, verbose=True, time=hours, single_cls=single_cls,
         **{**AUGMENT, **(augment or {})},
     )
     return run_dir(name)
+
+
+def _can_plot() -> bool:
+    """Whether ultralytics can draw its plots; where polars is missing (a lent GPU machine
+    has no room to carry its 54 MB wheel), the trainer's one unguarded use of it, reading
+    ``results.csv`` back into the checkpoint, reads it with the csv module instead."""
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        import csv
+
+        from ultralytics.engine.trainer import BaseTrainer
+
+        def read_results_csv(trainer: BaseTrainer) -> dict[str, list[object]]:
+            rows = list(csv.DictReader(trainer.csv.read_text().splitlines()))
+            return {key.strip(): [row[key] for row in rows] for key in (rows[0] if rows else {})}
+
+        BaseTrainer.read_results_csv = read_results_csv  # type: ignore[method-assign]
+        return False
+    return True
 
 
 def resume(name: str, hours: float | None = None) -> Path:
@@ -159,6 +183,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="hue jitter, a fraction of the colour circle (default "
                              f"{AUGMENT['hsv_h']}); 0.5 turns suits any colour, as in "
                              "four-colour decks, for a single-class detector")
+    parser.add_argument("--scale", type=float, default=None,
+                        help="scale jitter, +/- this fraction (default "
+                             f"{AUGMENT['scale']}); larger teaches indices of more sizes")
+    parser.add_argument("--device", default="cpu",
+                        help="torch device: cpu, or a GPU's index (0) on a lent machine")
     parser.add_argument("--resume", action="store_true", help="continue the run from last.pt")
     parser.add_argument("--publish", type=Path, metavar="DEST",
                         help="copy the run's best weights to DEST and exit")
@@ -180,7 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cache: str | bool = False if args.cache == "no" else args.cache
         train(args.data, args.name, args.epochs, args.imgsz, args.batch, args.seed, args.model,
               args.weights, args.workers, args.lr0, cache, args.hours, args.single_cls,
-              {} if args.hsv_h is None else {"hsv_h": args.hsv_h})
+              {key: value for key, value in (("hsv_h", args.hsv_h), ("scale", args.scale))
+               if value is not None}, args.device)
     return 0
 
 
