@@ -74,36 +74,38 @@ def test_reprints_are_kept_up_to_the_number_asked(tmp_path) -> None:
     assert len(training_decks(None, cache)) == 5
 
 
-def _yolo_set(root, photos: int, source) -> None:
+def _yolo_set(root, photos: int, source, split: str = "train") -> None:
     """A YOLO set whose images are links to photos elsewhere, as realdata writes them."""
-    (root / "images" / "train").mkdir(parents=True)
-    (root / "labels" / "train").mkdir(parents=True)
+    (root / "images" / split).mkdir(parents=True)
+    (root / "labels" / split).mkdir(parents=True)
     for i in range(photos):
-        photo = source / f"shot{i}.jpg"
+        photo = source / f"{split}{i}.jpg"
         Image.fromarray(np.full((64, 64, 3), 40 * i % 255, np.uint8)).save(photo)
-        (root / "images" / "train" / photo.name).symlink_to(photo)
+        (root / "images" / split / photo.name).symlink_to(photo)
         if i != photos - 1:  # the last photo has no labels and stays behind
-            (root / "labels" / "train" / f"shot{i}.txt").write_text(f"{i} 0.5 0.5 0.1 0.2\n")
+            (root / "labels" / split / f"{split}{i}.txt").write_text(f"{i} 0.5 0.5 0.1 0.2\n")
 
 
 def test_sets_travel_with_their_labels_and_as_many_photos_as_asked(tmp_path) -> None:
     source = tmp_path / "shared"
     source.mkdir()
     _yolo_set(tmp_path / "real-corners", 6, source)
+    _yolo_set(tmp_path / "real-corners", 2, source, split="tune")
     packed = tmp_path / "packed"
     packed.mkdir()
     pack_sets([(tmp_path / "real-corners", None)], packed / SETS_TAR)
-    assert unpack(packed, tmp_path / "all") == {"decks": 0, "images": 5}
+    assert unpack(packed, tmp_path / "all") == {"decks": 0, "images": 6}
     pack_sets([(tmp_path / "real-corners", 2)], packed / SETS_TAR)
-    assert unpack(packed, tmp_path / "two") == {"decks": 0, "images": 2}
-    images = sorted((tmp_path / "two" / "sets" / "real-corners" / "images" / "train").iterdir())
-    assert [p.name for p in images] == ["shot0.webp", "shot2.webp"]
-    labels = tmp_path / "two" / "sets" / "real-corners" / "labels" / "train"
-    assert (labels / "shot2.txt").read_text() == "2 0.5 0.5 0.1 0.2\n"
+    assert unpack(packed, tmp_path / "two") == {"decks": 0, "images": 3}
+    root = tmp_path / "two" / "sets" / "real-corners"
+    images = sorted((root / "images" / "train").iterdir())
+    assert [p.name for p in images] == ["train0.webp", "train2.webp"]
+    assert [p.name for p in (root / "images" / "tune").iterdir()] == ["tune0.webp"]
+    assert (root / "labels" / "train" / "train2.txt").read_text() == "2 0.5 0.5 0.1 0.2\n"
     assert Image.open(images[1]).size == (64, 64)
 
 
 def test_a_folder_that_is_no_yolo_set_is_refused(tmp_path) -> None:
-    with pytest.raises(ValueError, match="holds no images/train"):
+    with pytest.raises(ValueError, match="holds no images/SPLIT folder"):
         pack_sets([(tmp_path, None)], tmp_path / SETS_TAR)
     assert not (tmp_path / SETS_TAR).exists()

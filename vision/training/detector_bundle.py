@@ -15,7 +15,7 @@ vision.training.synth``, with ``CPOKER_DECK_CACHE`` pointing at the unpacked dec
     python -m vision.training.detector_bundle unpack .gpu/detector /tmp/work  # there
 
 ``unpack`` writes ``WORK/cache/decks/NAME/`` (PNG again, as ``synth.decks`` reads them)
-and ``WORK/sets/NAME/{images,labels}/train/``.
+and ``WORK/sets/NAME/{images,labels}/SPLIT/``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ SETS_TAR = "sets.tar"
 DECK_QUALITY = 80
 PHOTO_QUALITY = 75
 REPRINT = "retype-"  # decks reprinted in another typeface (synth.retype): retype-BASE-1-N
-SPLIT = "train"  # the only split a training run needs; validation is drawn there
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes) -> None:
@@ -89,27 +88,34 @@ def pack_decks(names: Sequence[str], out: Path, quality: int = DECK_QUALITY,
     return out.stat().st_size
 
 
+def _splits(folder: Path) -> list[Path]:
+    images = folder / "images"
+    return sorted(p for p in images.iterdir() if p.is_dir()) if images.is_dir() else []
+
+
 def pack_sets(folders: Sequence[tuple[Path, int | None]], out: Path,
               quality: int = PHOTO_QUALITY) -> int:
-    """Each YOLO set's labelled training images (links followed) as WebP, with their
-    labels: all of them, or as many as asked, evenly spaced through the sorted names."""
+    """Each YOLO set's labelled images (links followed), every split of it, as WebP with
+    their labels: all of them, or as many as asked a split, evenly spaced through the
+    sorted names."""
     for folder, _ in folders:
-        if not (folder / "images" / SPLIT).is_dir():
-            raise ValueError(f"{folder} holds no images/{SPLIT}: give the folder of a YOLO "
-                             "set (python -m vision.training.realdata corners|decks)")
+        if not _splits(folder):
+            raise ValueError(f"{folder} holds no images/SPLIT folder: give the folder of a "
+                             "YOLO set (python -m vision.training.realdata corners|decks)")
     with tarfile.open(out, "w") as tar:
         for folder, count in folders:
-            images = folder / "images" / SPLIT
-            labelled = [image for image in sorted(images.iterdir())
-                        if (folder / "labels" / SPLIT / f"{image.stem}.txt").exists()]
-            if count is not None and count < len(labelled):
-                labelled = [labelled[i * len(labelled) // count] for i in range(count)]
-            for image in labelled:
-                stem = f"{folder.name}/{{}}/{SPLIT}/{image.stem}"
-                _add(tar, stem.format("images") + ".webp",
-                     _encoded(Image.open(image.resolve()).convert("RGB"), quality))
-                _add(tar, stem.format("labels") + ".txt",
-                     (folder / "labels" / SPLIT / f"{image.stem}.txt").read_bytes())
+            for images in _splits(folder):
+                labels = folder / "labels" / images.name
+                labelled = [image for image in sorted(images.iterdir())
+                            if (labels / f"{image.stem}.txt").exists()]
+                if count is not None and count < len(labelled):
+                    labelled = [labelled[i * len(labelled) // count] for i in range(count)]
+                for image in labelled:
+                    stem = f"{folder.name}/{{}}/{images.name}/{image.stem}"
+                    _add(tar, stem.format("images") + ".webp",
+                         _encoded(Image.open(image.resolve()).convert("RGB"), quality))
+                    _add(tar, stem.format("labels") + ".txt",
+                         (labels / f"{image.stem}.txt").read_bytes())
     return out.stat().st_size
 
 
