@@ -76,9 +76,10 @@ def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int,
 
 
 def _can_plot() -> bool:
-    """Whether ultralytics can draw its plots; where polars is missing (a lent GPU machine
-    has no room to carry its 54 MB wheel), the trainer's one unguarded use of it, reading
-    ``results.csv`` back into the checkpoint, reads it with the csv module instead."""
+    """True where polars is installed. A lent GPU machine has no room for its 54 MB
+    wheel: there the plots (drawn with polars) are off, and the trainer's one unguarded
+    use of it during a run, reading ``results.csv`` back into each checkpoint, is done
+    with the csv module instead. (``--resume`` is left as it was: it runs here.)"""
     try:
         import polars  # noqa: F401
     except ImportError:
@@ -86,9 +87,10 @@ def _can_plot() -> bool:
 
         from ultralytics.engine.trainer import BaseTrainer
 
-        def read_results_csv(trainer: BaseTrainer) -> dict[str, list[object]]:
+        def read_results_csv(trainer: BaseTrainer) -> dict[str, list[float]]:
             rows = list(csv.DictReader(trainer.csv.read_text().splitlines()))
-            return {key.strip(): [row[key] for row in rows] for key in (rows[0] if rows else {})}
+            return {key.strip(): [float(row[key]) for row in rows]
+                    for key in (rows[0] if rows else {})}
 
         BaseTrainer.read_results_csv = read_results_csv  # type: ignore[method-assign]
         return False
