@@ -21,9 +21,9 @@
 #                                                      train_detector._can_plot)
 # Then leave models/ behind as for the classifiers (tools/gpu_photo_classifiers.sh) and run
 # `bash tools/gpu_detector.sh a b c` with carry [".gpu/detector"] (the tree and the bundle
-# come to about 61 MiB): OUT/LETTER.pt (each run's last weights) and OUT/logs.tar.gz come
-# back, and LETTER-best.pt, the weights validation liked best. A scene takes about 3 s a core, so 800 take some 150 s on 16 cores, and the whole
-# command about 8 minutes. Back here, for each LETTER.pt in the folder F that came back:
+# come to about 61 MiB): OUT/LETTER.pt (each run's last weights), OUT/LETTER-best.pt (the
+# weights its validation liked best) and OUT/logs.tar.gz come back. A scene takes about 3 s
+# a core, so 800 take some 150 s on 16 cores, and the whole command about 8 minutes. Back here, for each LETTER.pt in the folder F that came back:
 #   python -m vision.training.train_detector --export F/a.pt runs/gpu/a.onnx
 #   python -m vision.training.quantize detector --source runs/gpu/a.onnx \
 #     --out runs/gpu/a-int8.onnx --rendered TILES    (TILES: a set drawn as above, here)
@@ -50,8 +50,8 @@ python3 -m vision.training.detector_bundle unpack $B "$WORK" > "$WORK/unpack.log
 export CPOKER_DECK_CACHE=$WORK/cache
 first=$(ls "$WORK/cache/decks" | head -1)
 # Half the scenes fans and overlaps, where the detector misses most (photo3's recipe), half
-# every hand layout. The validation scenes (a training deck, the held-out backgrounds) only
-# watch the run: its last weights come back, not the ones validation liked best.
+# every hand layout. A few validation scenes (a training deck on the held-out backgrounds)
+# join the real tune photos in the validation below.
 half=$(( (CORES + 1) / 2 ))
 python3 -m vision.training.synth --out "$WORK/tiles-fan" --count $((RENDER / 2)) --seed 71 \
   --imgsz 2560 --tiles 4 --layouts fan overlap --val-fraction 0 \

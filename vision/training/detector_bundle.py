@@ -156,8 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     pack.add_argument("--reprints", type=int,
                       help="with the default decks, at most this many reprints of each")
     pack.add_argument("--sets", nargs="*", default=[], metavar="FOLDER[:COUNT]",
-                      help="YOLO set folders whose training images go along (COUNT: only "
-                           "that many of them)")
+                      help="YOLO set folders whose labelled images go along, every split "
+                           "(COUNT: only that many of each split)")
     pack.add_argument("--deck-quality", type=int, default=DECK_QUALITY)
     pack.add_argument("--photo-quality", type=int, default=PHOTO_QUALITY)
     out = sub.add_parser("unpack", help="unpack a packed folder")
