@@ -33,6 +33,23 @@ set -u
 # Each run sends two files back and the device tool returns eight at most.
 [ $# -ge 1 ] && [ $# -le 3 ] || { echo "name one to three runs (a b c d)"; exit 2; }
 export PYTHONUNBUFFERED=1 YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false
+declare -A run=(
+  # photo3 trained on at its own fine-tuning rate, batch 64: many epochs where the
+  # 2-core machine gave one.
+  [a]="--lr0 0.0005 --batch 64"
+  # The same with indices of more sizes (scale jitter 0.5): real-decks-dev's 50-160 pixel
+  # indices in a 640-pixel photo are what no detector here has boxed (session 27).
+  [b]="--lr0 0.0005 --batch 64 --scale 0.5"
+  # Gentler and bolder rates. (Without the real photos, measured on the 2-core machine,
+  # the real decks' recall fell from 0.85 to 0.58 in four epochs: they stay in every run.)
+  [c]="--lr0 0.0002 --batch 64"
+  [d]="--lr0 0.001 --batch 64"
+)
+# A letter not above would train with train_detector's defaults: refuse it before any
+# of the lent minutes go.
+for letter in "$@"; do
+  [ -n "${run[$letter]+set}" ] || { echo "unknown run $letter: known ${!run[*]}"; exit 2; }
+done
 OUT=${OUT:-/tmp/gpu-detector}; WORK=${WORK:-/tmp/gpu-detector-work}
 LIMIT=${LIMIT:-300}     # seconds each run trains, all runs at once
 RENDER=${RENDER:-800}   # scenes drawn at 2560 pixels, each cut into 4 tiles of 640
@@ -84,18 +101,6 @@ echo "tiles: $(find "$WORK"/tiles-*/images/train -name "*.jpg" | wc -l), real: $
 # epoch; --epochs only sets the first plan (and the last fifth without mosaics).
 common=(--data "$WORK/data.yaml" --weights $B/start.pt --single-cls --hsv-h 0.5
         --device "$DEVICE" --hours "$(python3 -c "print($LIMIT / 3600)")" --epochs 10)
-declare -A run=(
-  # photo3 trained on at its own fine-tuning rate, batch 64: many epochs where the
-  # 2-core machine gave one.
-  [a]="--lr0 0.0005 --batch 64"
-  # The same with indices of more sizes (scale jitter 0.5): real-decks-dev's 50-160 pixel
-  # indices in a 640-pixel photo are what no detector here has boxed (session 27).
-  [b]="--lr0 0.0005 --batch 64 --scale 0.5"
-  # Gentler and bolder rates. (Without the real photos, measured on the 2-core machine,
-  # the real decks' recall fell from 0.85 to 0.58 in four epochs: they stay in every run.)
-  [c]="--lr0 0.0002 --batch 64"
-  [d]="--lr0 0.001 --batch 64"
-)
 workers=$(( CORES / $# )); [ $workers -lt 1 ] && workers=1
 for letter in "$@"; do
   # A run's own options come last: argparse keeps the last --data.

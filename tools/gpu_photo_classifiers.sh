@@ -24,7 +24,6 @@ export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gpu-photo-classifiers}; LIMIT=${LIMIT:-330}; D=${CROPS:-/tmp/crops}
 WORK=${WORK:-/tmp/gpu-photo-work}
 mkdir -p "$OUT" "$WORK"
-python3 -m vision.training.crop_mosaics unpack .gpu/crops "$D" > "$WORK/unpack.log" || exit 1
 S=models/checkpoints/corner-classifier-scratch.pt  # run 31, run j's start
 PRINTED="$D/crops-orig.npz $D/real-crops-train.npz $D/font-crops.npz $D/deck-crops-train.npz"
 NEGATIVES="$D/negatives-train.npz"
@@ -61,6 +60,12 @@ declare -A run=(
   [k]="--seed 61 --occlude 0.1"
   [o]="--seed 61 --occlude 0.2"
   [n]="--seed 61 --occlude 0.4")
+# A letter not above would train with no files: refuse it before any of the lent
+# minutes go.
+for letter in "$@"; do
+  [ -n "${run[$letter]+set}" ] || { echo "unknown run $letter: known ${!run[*]}"; exit 2; }
+done
+python3 -m vision.training.crop_mosaics unpack .gpu/crops "$D" > "$WORK/unpack.log" || exit 1
 for letter in "$@"; do
   (
     # shellcheck disable=SC2086
