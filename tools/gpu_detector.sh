@@ -23,15 +23,14 @@
 # `bash tools/gpu_detector.sh a b c` with carry [".gpu/detector"] (the tree and the bundle
 # come to about 61 MiB): OUT/LETTER.pt (each run's last weights), OUT/LETTER-best.pt (the
 # weights its validation liked best) and OUT/logs.tar.gz come back. A scene takes about 3 s
-# a core, so 800 take some 150 s on 16 cores, and the whole command about 8 minutes. Back here, for each LETTER.pt in the folder F that came back:
+# a core, so 800 take some 150 s on 16 cores, and the whole command about 8 minutes.
+# Back here, for each LETTER.pt in the folder F that came back:
 #   python -m vision.training.train_detector --export F/a.pt runs/gpu/a.onnx
 #   python -m vision.training.quantize detector --source runs/gpu/a.onnx \
 #     --out runs/gpu/a-int8.onnx --rendered TILES    (TILES: a set drawn as above, here)
 #   python -m vision.training.evaluate G/tune-1280b --weights runs/gpu/a-int8.onnx
 # DEVICE=cpu RENDER=6 LIMIT=120 try the script on this machine (with .venv/bin on PATH).
 set -u
-# Each run sends two files back and the device tool returns eight at most.
-[ $# -ge 1 ] && [ $# -le 3 ] || { echo "name one to three runs (a b c d)"; exit 2; }
 export PYTHONUNBUFFERED=1 YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false
 declare -A run=(
   # photo3 trained on at its own fine-tuning rate, batch 64: many epochs where the
@@ -45,6 +44,8 @@ declare -A run=(
   [c]="--lr0 0.0002 --batch 64"
   [d]="--lr0 0.001 --batch 64"
 )
+# Each run sends two files back and the device tool returns eight at most.
+[ $# -ge 1 ] && [ $# -le 3 ] || { echo "name one to three runs (${!run[*]})"; exit 2; }
 # A letter not above would train with train_detector's defaults: refuse it before any
 # of the lent minutes go.
 for letter in "$@"; do

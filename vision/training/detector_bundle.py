@@ -106,16 +106,16 @@ def pack_sets(folders: Sequence[tuple[Path, int | None]], out: Path,
         for folder, count in folders:
             for images in _splits(folder):
                 labels = folder / "labels" / images.name
-                labelled = [image for image in sorted(images.iterdir())
-                            if (labels / f"{image.stem}.txt").exists()]
+                labelled = [(image, labels / f"{image.stem}.txt")
+                            for image in sorted(images.iterdir())]
+                labelled = [pair for pair in labelled if pair[1].exists()]
                 if count is not None and count < len(labelled):
                     labelled = [labelled[i * len(labelled) // count] for i in range(count)]
-                for image in labelled:
+                for image, label in labelled:
                     stem = f"{folder.name}/{{}}/{images.name}/{image.stem}"
                     _add(tar, stem.format("images") + ".webp",
                          _encoded(Image.open(image.resolve()).convert("RGB"), quality))
-                    _add(tar, stem.format("labels") + ".txt",
-                         (labels / f"{image.stem}.txt").read_bytes())
+                    _add(tar, stem.format("labels") + ".txt", label.read_bytes())
     return out.stat().st_size
 
 
