@@ -305,7 +305,13 @@ def main(argv: list[str] | None = None) -> int:
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
                       args.by, args.mode, args.fates)
+    # The table detector joins photo mode too where the shipped settings say so, and
+    # --weights alone leaves it out: readings compare only at the same pair of detectors.
+    reads_table = args.mode == "table" or (args.mode == "photo"
+                                           and info.photo_uses_table_detector)
     result = {"data": str(args.data), "weights": str(info.weights),
+              "table_weights": str(info.table_weights)
+              if reads_table and info.table_weights else None,
               "classifier": str(info.classifier),
               "photo_classifier": str(info.photo_classifier or info.classifier),
               "shots": args.shots, "mode": args.mode,
