@@ -147,3 +147,13 @@ def test_a_detector_box_is_named_by_the_labelled_corner_it_overlaps_most() -> No
     assert np.array_equal(named[0][0], boxes[0])
     assert MIN_IOU > 0.04  # the sliver's overlap
     assert list(named_boxes(boxes, np.zeros((0, 4)), [])) == []
+
+
+def test_mining_with_a_detector_that_is_not_there_says_so(tmp_path, capsys) -> None:
+    from vision.training.negatives import main
+
+    missing = tmp_path / "cards-int8.onnx"
+    assert main(["--out", str(tmp_path / "negatives.npz"), "--scenes", "1",
+                 "--weights", str(missing)]) == 2
+    assert f"no detector export at {missing}" in capsys.readouterr().err
+    assert not (tmp_path / "negatives.npz").exists()
