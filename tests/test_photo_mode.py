@@ -571,3 +571,15 @@ def test_boxes_found_in_the_photo_and_its_negative_are_kept_once() -> None:
     assert both.confidence.tolist() == pytest.approx([0.9, 0.8, 0.5])
     assert len(_either(plain, negative[:0], 0.5)) == 2
     assert len(_either(plain[:0], negative, 0.5)) == 2
+
+
+def test_the_table_detector_reads_tables_always_and_photos_where_cards_json_says() -> None:
+    info = default_model()
+    assert info.table_weights is not None
+    assert info.reads_table_detector("table")
+    assert not info.reads_table_detector("live")
+    assert info.reads_table_detector("photo") == info.photo_uses_table_detector
+    assert not dataclasses.replace(info, photo_uses_table_detector=False) \
+        .reads_table_detector("photo")
+    alone = dataclasses.replace(info, table_weights=None)
+    assert not any(alone.reads_table_detector(mode) for mode in ("photo", "live", "table"))

@@ -14,18 +14,18 @@ set -eu
 export YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false YOLO_CONFIG_DIR=$PWD/.yolo
 P=${PYTHON:-.venv/bin/python}; G=datasets/generated
 HAND="--layouts spread rows fan overlap"
-declare -A set=(
+declare -A recipe=(
   [tune-1280b]="--count 300 --seed 241 --imgsz 1280 --height 960 $HAND"
   [eval-1280]="--count 100 --seed 131 --imgsz 1280 --height 960 $HAND"
   [eval-4032]="--count 50 --seed 133 --imgsz 4032 --height 3024 $HAND"
   [eval-table]="--count 40 --seed 132 --imgsz 4032 --height 3024 --layouts table")
 [ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table
 for name in "$@"; do
-  [ -n "${set[$name]+set}" ] || { echo "unknown set $name: known ${!set[*]}"; exit 2; }
+  [ -n "${recipe[$name]+set}" ] || { echo "unknown set $name: known ${!recipe[*]}"; exit 2; }
 done
 for name in "$@"; do
   rm -rf "${G:?}/$name"
   # shellcheck disable=SC2086
-  $P -m vision.training.synth --out "$G/$name" ${set[$name]} --val-fraction 1.0 \
+  $P -m vision.training.synth --out "$G/$name" ${recipe[$name]} --val-fraction 1.0 \
     --workers "$(nproc)"
 done

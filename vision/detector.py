@@ -229,6 +229,12 @@ class ModelInfo:
         return dataclasses.replace(self, classifier=classifier or self.classifier,
                                    photo_classifier=photo_classifier)
 
+    def reads_table_detector(self, mode: Mode) -> bool:
+        """Whether ``mode`` joins the table detector's boxes to the detector's (when one is
+        shipped): table mode always, photo mode where ``photo_uses_table_detector``."""
+        return self.table_weights is not None and (
+            mode == "table" or (mode == "photo" and self.photo_uses_table_detector))
+
     @property
     def detector_threshold(self) -> float:
         return self.conf if self.faint_conf is None else min(self.conf, self.faint_conf)
@@ -558,8 +564,7 @@ class CardDetector:
             light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, **sized)
-            table = self.table_locator() if mode == "table" or \
-                self.info.photo_uses_table_detector else None
+            table = self.table_locator() if self.info.reads_table_detector(mode) else None
             if table is not None:
                 more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
             if light_on_dark:

@@ -307,11 +307,9 @@ def main(argv: list[str] | None = None) -> int:
                       args.by, args.mode, args.fates)
     # The table detector joins photo mode too where the shipped settings say so, and
     # --weights alone leaves it out: readings compare only at the same pair of detectors.
-    reads_table = args.mode == "table" or (args.mode == "photo"
-                                           and info.photo_uses_table_detector)
     result = {"data": str(args.data), "weights": str(info.weights),
               "table_weights": str(info.table_weights)
-              if reads_table and info.table_weights else None,
+              if info.reads_table_detector(args.mode) else None,
               "classifier": str(info.classifier),
               "photo_classifier": str(info.photo_classifier or info.classifier),
               "shots": args.shots, "mode": args.mode,
