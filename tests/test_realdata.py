@@ -82,6 +82,31 @@ def test_corner_set_labels_only_corners_named_as_the_card_around_them(tmp_path) 
                        and c.box[1] <= y <= c.box[3] for c in cards)
     yaml = (tmp_path / "data.yaml").read_text()
     assert yaml.count(str((tmp_path / "images" / "train").resolve())) == 3  # 2 train + val
+    # One box an index: no label lies mostly inside another of its photo.
+    from vision.reading import NESTED_SHARE, nested_shares
+    for label in (tmp_path / "labels" / "train").iterdir():
+        rows = np.loadtxt(label, ndmin=2)
+        xyxy = np.concatenate([rows[:, 1:3] - rows[:, 3:5] / 2, rows[:, 1:3] + rows[:, 3:5] / 2],
+                              axis=1)
+        shares = nested_shares(xyxy, xyxy)
+        np.fill_diagonal(shares, 0)
+        assert (shares < NESTED_SHARE).all(), label.name
+
+
+def test_an_index_boxed_twice_or_with_its_pip_is_labelled_once() -> None:
+    from vision.training.realdata import one_box_an_index
+
+    index = [100, 100, 120, 140]       # the corner index, scored highest
+    with_pip = [98, 100, 150, 150]     # the index and the large pip beside it
+    again = [101, 102, 121, 141]       # the same index, boxed again
+    other = [300, 100, 320, 140]       # another card's index
+    pip_alone = [130, 110, 150, 150]   # the pip, half of it inside the larger box only
+    xyxy = np.array([with_pip, index, again, other, pip_alone], np.float32)
+    scores = np.array([0.2, 0.8, 0.3, 0.7, 0.1], np.float32)
+    assert one_box_an_index(xyxy, scores) == [1, 3, 4]
+    # Order of the scores, not of the boxes, decides which of two nested boxes stays.
+    assert one_box_an_index(xyxy[:2], np.array([0.9, 0.1], np.float32)) == [0]
+    assert one_box_an_index(np.zeros((0, 4), np.float32), np.zeros(0, np.float32)) == []
 
 
 @pytest.mark.skipif(not (REAL_DECKS / "manifest.csv").exists(),

@@ -21,9 +21,10 @@ A corner inside two overlapping cards' boxes is left out: which card is on top i
 
 ``corners`` writes a YOLO data set of the same photos with corner-index boxes, for
 fine-tuning the detector: a box the float detector finds (at a low threshold) becomes a
-label when the classifier names it as the labelled card whose box holds it. The photos are
-linked, not copied; ``--with`` adds a rendered set's training scenes to its ``data.yaml``
-(and that set's validation scenes as its validation).
+label when the classifier names it as the labelled card whose box holds it, one box an
+index (``one_box_an_index``: the best-scored of boxes that lie mostly in each other). The
+photos are linked, not copied; ``--with`` adds a rendered set's training scenes to its
+``data.yaml`` (and that set's validation scenes as its validation).
 
 ``decks`` does the same for ``../shared/datasets/real-decks-dev`` (three other decks,
 labelled with corner-index boxes, split by photo with the same hash):
@@ -46,8 +47,10 @@ from pathlib import Path
 import numpy as np
 
 from engine.cards import CARD_NAMES
+from vision.detections import Detections
 from vision.netinput import MARGIN, crop_square
 from vision.photo import load_photo
+from vision.reading import NESTED_SHARE, nested_shares
 
 from .labels import class_names, label_path, labelled_boxes, manifest_column
 
@@ -177,14 +180,66 @@ def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
         height, width = image.shape[:2]
         cards = labelled_cards(path, width, height, names)
         found = detector.detect(image)  # type: ignore[attr-defined]
+        named = np.array([any(c.card == CARD_NAMES[int(class_id)] and c.holds(cx, cy)
+                              for c in cards)
+                          for (cx, cy), class_id in zip(found.centers, found.class_id,
+                                                        strict=True)], bool)
+        found = found[named] if len(found) else found
         lines = []
-        for (x1, y1, x2, y2), (cx, cy), class_id in zip(found.xyxy, found.centers,
-                                                        found.class_id, strict=True):
-            card = CARD_NAMES[int(class_id)]
-            if any(c.card == card and c.holds(cx, cy) for c in cards):
-                lines.append(f"{int(class_id)} {cx / width:.6f} {cy / height:.6f} "
-                             f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+        for i in one_box_an_index(found.xyxy, detector_scores(detector, image, found)):
+            (x1, y1, x2, y2), (cx, cy) = found.xyxy[i], found.centers[i]
+            lines.append(f"{int(found.class_id[i])} {cx / width:.6f} {cy / height:.6f} "
+                         f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
         yield path, lines
+
+
+# A box of the reader's that the corner detector's own pass boxed too (intersection over
+# union): the two are one box, and it carries that pass's score.
+SAME_BOX_IOU = 0.9
+
+
+def detector_scores(reader: object, image: np.ndarray, found: Detections) -> np.ndarray:
+    """(N,): the score the reader's corner detector gave each box of ``found`` (the reader's
+    named boxes of ``image``), at the size photo mode reads the photo; 0 for a box that
+    only another pass found (the table detector, the photo's negative)."""
+    scores = np.zeros(len(found), np.float32)
+    if len(found) == 0:
+        return scores
+    locator, info = reader.locator, reader.info  # type: ignore[attr-defined]
+    first = locator.predict(image, info.detector_threshold, info.iou)
+    side = reader.photo_side(image, first[first.confidence >= info.conf])  # type: ignore[attr-defined]
+    seen = locator.predict(image, info.detector_threshold, info.iou,
+                           **({} if side is None else {"side": side}))
+    if len(seen) == 0:
+        return scores
+    top_left = np.maximum(found.xyxy[:, None, :2], seen.xyxy[None, :, :2])
+    bottom_right = np.minimum(found.xyxy[:, None, 2:], seen.xyxy[None, :, 2:])
+    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
+    union = (np.prod(found.xyxy[:, 2:] - found.xyxy[:, :2], axis=1)[:, None]
+             + np.prod(seen.xyxy[:, 2:] - seen.xyxy[:, :2], axis=1)[None] - inter)
+    overlap = inter / np.maximum(union, 1e-6)
+    best = overlap.argmax(axis=1)
+    same = overlap[np.arange(len(found)), best] >= SAME_BOX_IOU
+    scores[same] = seen.confidence[best[same]]
+    return scores
+
+
+def one_box_an_index(xyxy: np.ndarray, scores: np.ndarray) -> list[int]:
+    """The boxes to label, in the order given: the best-scored first, and no box that
+    mostly lies inside, or mostly holds, one already kept (``NESTED_SHARE``).
+
+    At the low threshold the labels are mined at, the detector boxes one index several
+    times, and also the index with the large pip beside it (scored under 0.35 where the
+    index alone scores 0.5-0.8): each was named as its card, so each became a label, and
+    84 % of our deck's training boxes shared most of their area with another
+    (models/README.md, "Session 37"). A detector trained on them learns to box pips and
+    court art."""
+    kept: list[int] = []
+    for i in np.argsort(-np.asarray(scores), kind="stable"):
+        if kept and (nested_shares(xyxy[i:i + 1], xyxy[kept]) >= NESTED_SHARE).any():
+            continue
+        kept.append(int(i))
+    return sorted(kept)
 
 
 def write_corner_set(out: Path, split: str, detector: object, rendered: Path | None,
