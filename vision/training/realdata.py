@@ -52,7 +52,7 @@ from vision.netinput import MARGIN, crop_square
 from vision.photo import load_photo
 from vision.reading import NESTED_SHARE, nested_shares
 
-from .labels import class_names, label_path, labelled_boxes, manifest_column
+from .labels import box_iou, class_names, label_path, labelled_boxes, manifest_column
 
 REAL_PHOTOS = Path(__file__).resolve().parents[3] / "shared" / "datasets" / \
     "real-photos-dev"
@@ -184,7 +184,7 @@ def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
                               for c in cards)
                           for (cx, cy), class_id in zip(found.centers, found.class_id,
                                                         strict=True)], bool)
-        found = found[named] if len(found) else found
+        found = found[named]
         lines = []
         for i in one_box_an_index(found.xyxy, detector_scores(detector, image, found)):
             (x1, y1, x2, y2), (cx, cy) = found.xyxy[i], found.centers[i]
@@ -212,15 +212,10 @@ def detector_scores(reader: object, image: np.ndarray, found: Detections) -> np.
                            **({} if side is None else {"side": side}))
     if len(seen) == 0:
         return scores
-    top_left = np.maximum(found.xyxy[:, None, :2], seen.xyxy[None, :, :2])
-    bottom_right = np.minimum(found.xyxy[:, None, 2:], seen.xyxy[None, :, 2:])
-    inter = np.prod(np.clip(bottom_right - top_left, 0, None), axis=2)
-    union = (np.prod(found.xyxy[:, 2:] - found.xyxy[:, :2], axis=1)[:, None]
-             + np.prod(seen.xyxy[:, 2:] - seen.xyxy[:, :2], axis=1)[None] - inter)
-    overlap = inter / np.maximum(union, 1e-6)
-    best = overlap.argmax(axis=1)
-    same = overlap[np.arange(len(found)), best] >= SAME_BOX_IOU
-    scores[same] = seen.confidence[best[same]]
+    for i, box in enumerate(found.xyxy):
+        overlap = box_iou(box, seen.xyxy)
+        if overlap.max() >= SAME_BOX_IOU:
+            scores[i] = seen.confidence[overlap.argmax()]
     return scores
 
 
