@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classifier import DEFAULT_WEIGHTS
+from vision.classifier import DEFAULT_WEIGHTS, CornerClassifier
 from vision.detector import CardDetector
 from vision.netinput import CROP, blanked, crop_square, softened
 
@@ -338,7 +338,7 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             return self.probabilities(views[0])
 
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50
@@ -776,12 +776,13 @@ def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             asked.append("names")
             return self._as(views)
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+                          orientations: int = 2, early_sure: float = 0.0
+                          ) -> tuple[np.ndarray, np.ndarray]:
             asked.append("names and index")
             return self._as(views), judged[:len(views[0])]
 
@@ -799,22 +800,32 @@ def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
     assert len(other) == 3 and asked[-1] == "names"
     with pytest.raises(ModelError, match=r"photo_min_index 1\.0 is a probability"):
         dataclasses.replace(default_model(), photo_min_index=1.0)
+    with pytest.raises(ModelError, match=r"early_sure 1\.5 is a probability"):
+        dataclasses.replace(default_model(), early_sure=1.5)
+
+
+def _photo_classifier_and_corners(count: int
+                                  ) -> tuple[CornerClassifier, np.ndarray, np.ndarray]:
+    """The shipped photo classifier, a committed spread scene, and the first ``count``
+    corner boxes the shipped detector finds in it."""
+    from PIL import Image
+
+    from vision.detector import default_model
+
+    info = default_model()
+    assert info.photo_classifier is not None
+    image = np.asarray(Image.open(Path(__file__).parent / "data" / "scenes" /
+                                  "scene-01-spread.jpg").convert("RGB"))
+    boxes = CardDetector(info).locator.predict(image, 0.35, 0.5).xyxy[:count]
+    return CornerClassifier(info.photo_classifier), image, boxes
 
 
 def test_a_tight_reading_blended_in_is_the_crops_read_together() -> None:
     # Photo mode joins an unsure corner's tight crop to its two readings already made
     # (vision.detector, photo_tight_margin): the same as reading the three crops at once.
-    from PIL import Image
+    from vision.classifier import blended_index, blended_readings
 
-    from vision.classifier import CornerClassifier, blended_index, blended_readings
-    from vision.detector import default_model
-
-    info = default_model()
-    assert info.photo_classifier is not None
-    classifier = CornerClassifier(info.photo_classifier)
-    image = np.asarray(Image.open(Path(__file__).parent / "data" / "scenes" /
-                                  "scene-01-spread.jpg").convert("RGB"))
-    boxes = CardDetector(info).locator.predict(image, 0.35, 0.5).xyxy[:6]
+    classifier, image, boxes = _photo_classifier_and_corners(6)
     views = [np.stack([crop_square(image, box, margin) for box in boxes])
              for margin in (1.1, 1.3, 1.6)]
     together, index = classifier.views_reading(views, weights=(0.5, 1.0, 0.5), orientations=4)
@@ -825,6 +836,35 @@ def test_a_tight_reading_blended_in_is_the_crops_read_together() -> None:
     assert np.allclose(blended_index(wide_index, tight_index, 0.25), index, atol=1e-4)
     # A share of nothing keeps the first reading.
     assert np.allclose(blended_readings(wide, tight, 0.0), wide, atol=1e-5)
+
+
+def test_an_early_exit_reads_only_the_unsure_crops_in_their_other_turns() -> None:
+    # A crop named surely (and judged an index or not, decidedly) in its first two turns
+    # keeps that reading; every other crop is read in every turn, exactly as without the
+    # early exit.
+    from vision.classifier import EARLY_INDEX
+
+    classifier, image, boxes = _photo_classifier_and_corners(8)
+    rng = np.random.default_rng(3)
+    views = [np.concatenate([np.stack([crop_square(image, box, margin) for box in boxes]),
+                             rng.integers(0, 255, (3, CROP, CROP, 3), np.uint8)])
+             for margin in (1.3, 1.6)]
+    weights = (1.0, 0.5)
+    for turns in (4, 8):
+        full, full_index = classifier.views_reading(views, weights=weights, orientations=turns)
+        two, two_index = classifier.views_reading(views, weights=weights, orientations=2)
+        early, early_index = classifier.views_reading(views, weights=weights,
+                                                      orientations=turns, early_sure=0.99)
+        assert two_index is not None and full_index is not None and early_index is not None
+        decided = (two.max(axis=1) >= 0.99) & (np.abs(two_index - 0.5) >= EARLY_INDEX)
+        assert decided.any() and not decided.all()  # both kinds of crop are here
+        assert np.allclose(early[decided], two[decided], atol=1e-5)
+        assert np.allclose(early[~decided], full[~decided], atol=1e-5)
+        assert np.allclose(early_index[decided], two_index[decided], atol=1e-5)
+        assert np.allclose(early_index[~decided], full_index[~decided], atol=1e-5)
+        # Off, every crop is read in every turn.
+        assert np.array_equal(classifier.views_probabilities(views, weights=weights,
+                                                             orientations=turns), full)
 
 
 def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> None:
@@ -957,13 +997,14 @@ def test_a_second_classifier_reads_only_unsure_corners_the_head_judges_an_index(
         judges_index = True
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+                          orientations: int = 2, early_sure: float = 0.0
+                          ) -> tuple[np.ndarray, np.ndarray]:
             read["first"].append(len(views[0]))
             return first.copy(), judged.copy()
 
     class Second:
         def views_probabilities(self, views: list[np.ndarray],
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             read["second"].append(len(views[0]))
             return other[:len(views[0])].copy()
 
@@ -1079,11 +1120,12 @@ def _recording_classifier(first: np.ndarray, judged: np.ndarray, again: np.ndarr
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             return self.views_reading(views, weights, orientations)[0]
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2) -> tuple[np.ndarray, np.ndarray]:
+                          orientations: int = 2, early_sure: float = 0.0
+                          ) -> tuple[np.ndarray, np.ndarray]:
             calls.append((len(views), len(views[0])))
             if len(views) == 1:  # corners read again
                 count = len(views[0])

@@ -304,7 +304,7 @@ def _both_detectors_read(mode: str, sureness: float, **changes: object
     class Fixed:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             named.append(len(views[0]))
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
@@ -455,7 +455,7 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
     class Recording:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             seen.append((len(views), tuple(weights), orientations))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
@@ -491,7 +491,7 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
             used.append(self.name)
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 

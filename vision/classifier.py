@@ -27,6 +27,9 @@ DEFAULT_WEIGHTS = MODELS / "corner-classifier.onnx"
 # keeps its suit above the rank, which a 9 does not); and the quarter turns of those four
 # (8), as fanned cards lie. The readings' log-probabilities are averaged.
 ORIENTATIONS = (1, 2, 4, 8)
+# An early exit (``views_probabilities``' ``early_sure``) also needs the index head decided:
+# its probability at least this far from one half.
+EARLY_INDEX = 0.4
 
 
 class ClassifierError(RuntimeError):
@@ -59,7 +62,8 @@ class CornerClassifier:
 
     def views_probabilities(self, views: Sequence[np.ndarray], mirrored: bool = True,
                             weights: Sequence[float] | None = None,
-                            orientations: int | None = None) -> np.ndarray:
+                            orientations: int | None = None,
+                            early_sure: float = 0.0) -> np.ndarray:
         """The same N corners cut several ways (``views``: each (N, CROP, CROP, 3)) ->
         (N, 52) probabilities from the readings' log-probabilities averaged with
         ``weights`` (one a view; default equal), in one run of the network. Photo mode cuts
@@ -71,12 +75,19 @@ class CornerClassifier:
         judged on the first view) is read inverted as well, and keeps the surer of the two
         readings: on the black deck of ``real-decks-dev`` (gold and silver indices) this
         names 73 % of its held-out corners right instead of 3 %, and on light decks it
-        changes almost nothing (rendered held-out crops 0.947 -> 0.946)."""
-        return self.views_reading(views, mirrored, weights, orientations)[0]
+        changes almost nothing (rendered held-out crops 0.947 -> 0.946).
+
+        ``early_sure`` (0: off): read in more than two turns, a crop is first read as it
+        is and mirrored (every view), and read in its other turns only when that names it
+        under ``early_sure``, or leaves its index head undecided (``EARLY_INDEX``): a sure
+        name is not changed by more turns, and most crops of a photo are named surely, so
+        the network reads a half (four turns) to a quarter (eight) of the crops. The
+        crops read in every turn are named exactly as without it."""
+        return self.views_reading(views, mirrored, weights, orientations, early_sure)[0]
 
     def views_reading(self, views: Sequence[np.ndarray], mirrored: bool = True,
                       weights: Sequence[float] | None = None,
-                      orientations: int | None = None
+                      orientations: int | None = None, early_sure: float = 0.0
                       ) -> tuple[np.ndarray, np.ndarray | None]:
         """``views_probabilities``, and (N,) the probability that each crop shows a corner
         index at all when the model judges that (``judges_index``; else None): its index
@@ -92,7 +103,8 @@ class CornerClassifier:
         light = np.flatnonzero(light_on_dark(views[0]))
         # The inverted copies ride in the same run of the network as the rest.
         both, index_both = self._joint_probabilities(
-            [np.concatenate([view, 255 - view[light]]) for view in views], turns, weights)
+            [np.concatenate([view, 255 - view[light]]) for view in views], turns, weights,
+            early_sure)
         probs, inverted = both[:n], both[n:]
         surer = inverted.max(axis=1) > probs[light].max(axis=1)
         probs[light[surer]] = inverted[surer]
@@ -103,23 +115,45 @@ class CornerClassifier:
         return probs, index
 
     def _joint_probabilities(self, views: Sequence[np.ndarray], turns: int,
-                             weights: Sequence[float] | None
+                             weights: Sequence[float] | None, early_sure: float = 0.0
                              ) -> tuple[np.ndarray, np.ndarray | None]:
-        n = len(views[0])
-        batch = _turned(np.concatenate([classifier_input(softened(view, self.soften_px))
-                                        for view in views]), turns)
+        n, count = len(views[0]), len(views)
+        batch = np.concatenate([classifier_input(softened(view, self.soften_px))
+                                for view in views])  # (count * n, 3, H, W), view-major
+        share = np.ones(count) if weights is None else np.asarray(weights, np.float64)
+        first = 2 if early_sure > 0 and turns > 2 else turns
+        # Readings (turn-major, then view, as ``_turned`` stacks them) x crops x names.
+        log_probs, logits = self._readings(_turned(batch, first), n)
+        probs, index = _averaged(log_probs, logits, share)
+        if first == turns:
+            return probs, index
+        decided = probs.max(axis=1) >= early_sure
+        if index is not None:
+            decided &= np.abs(index - 0.5) >= EARLY_INDEX
+        rest = np.flatnonzero(~decided)
+        if len(rest) == 0:
+            return probs, index
+        image = batch.shape[1:]
+        chosen = batch.reshape(count, n, *image)[:, rest].reshape(-1, *image)
+        # The other turns of the undecided crops, their first two reused.
+        more, more_logits = self._readings(_turned(chosen, turns)[first * len(chosen):],
+                                           len(rest))
+        probs[rest], joined_index = _averaged(
+            np.concatenate([log_probs[:, rest], more]),
+            None if logits is None or more_logits is None
+            else np.concatenate([logits[:, rest], more_logits]), share)
+        if index is not None and joined_index is not None:
+            index[rest] = joined_index
+        return probs, index
+
+    def _readings(self, batch: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """One run of the network over ``batch`` (readings of ``n`` crops, one after
+        another) -> log-probabilities (readings, n, 52), and the index head's logits
+        (readings, n) when it has one."""
         outputs = self.session.run(None, {self.input: batch})
         log_probs = log_softmax(outputs[0])
-        share = np.ones(len(views)) if weights is None else np.asarray(weights, np.float64)
-        share = np.tile(share, turns)
-        share = share / share.sum()
-        joint = np.tensordot(share, log_probs.reshape(-1, n, log_probs.shape[1]), axes=1)
-        probs = np.exp(joint - joint.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
-        if not self.judges_index:
-            return probs.astype(np.float32), None
-        logit = np.tensordot(share, outputs[1].reshape(-1, n), axes=1)
-        return probs.astype(np.float32), _sigmoid(logit)
+        log_probs = log_probs.reshape(-1, n, log_probs.shape[1])
+        return log_probs, outputs[1].reshape(-1, n) if self.judges_index else None
 
     def classify(self, crops: np.ndarray, mirrored: bool = True
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -143,6 +177,21 @@ def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:
 # Probabilities are clipped here before their logarithm: an int8 network's softmax can
 # underflow to 0 for names it rules out.
 _TINY = 1e-12
+
+
+def _averaged(log_probs: np.ndarray, logits: np.ndarray | None, share: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Readings (turns x views, n, 52) of n crops -> (n, 52) probabilities from their
+    log-probabilities averaged, each view weighing ``share`` in every turn; and the index
+    head's logits (turns x views, n) averaged alike, as (n,) probabilities."""
+    weights = np.tile(share, len(log_probs) // len(share))
+    weights = weights / weights.sum()
+    joint = np.tensordot(weights, log_probs, axes=1)
+    probs = np.exp(joint - joint.max(axis=1, keepdims=True))
+    probs /= probs.sum(axis=1, keepdims=True)
+    if logits is None:
+        return probs.astype(np.float32), None
+    return probs.astype(np.float32), _sigmoid(np.tensordot(weights, logits, axes=1))
 
 
 def blended_readings(first: np.ndarray, second: np.ndarray, share: float) -> np.ndarray:

@@ -173,6 +173,12 @@ class ModelInfo:
     # its small classifier about 16 ms a 640x480 frame (41 against 25 ms, within the 60 ms
     # budget) and read rendered hands far better (models/README.md, "Session 28").
     live_orientations: int = 2
+    # Both modes read a crop in its other turns only when its first two (as it is and
+    # mirrored) name it under this (``CornerClassifier.views_probabilities``' early exit;
+    # 0: every crop in every turn). Most corners are named surely in two turns, and the
+    # turns were half of photo mode's time and two thirds of live mode's on a slow host
+    # (models/README.md, "Session 39").
+    early_sure: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -215,6 +221,9 @@ class ModelInfo:
             if side != 0 and not 8 <= side <= CROP:
                 raise ModelError(f"cards.json: {name} {side}: choose 0 (crops as cut) or "
                                  f"8 to {CROP} pixels")
+        if not 0 <= self.early_sure <= 1:
+            raise ModelError(f"cards.json: early_sure {self.early_sure} is a probability: "
+                             "choose 0 (off) up to 1")
         for name in ("photo_orientations", "live_orientations"):
             if getattr(self, name) not in ORIENTATIONS:
                 raise ModelError(f"cards.json: {name} {getattr(self, name)}: "
@@ -307,7 +316,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              int(settings.get("soften_px", 0)),
                              int(settings.get("photo_soften_px", 0)),
                              int(settings.get("photo_second_soften_px", 0)),
-                             int(settings.get("live_orientations", 2)))
+                             int(settings.get("live_orientations", 2)),
+                             float(settings.get("early_sure", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -758,12 +768,13 @@ class CardDetector:
         def read() -> np.ndarray:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
+            early = self.info.early_sure
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
-                    views, weights=weights, orientations=orientations)
+                    views, weights=weights, orientations=orientations, early_sure=early)
             else:
-                probabilities = classifier.views_probabilities(views, weights=weights,
-                                                               orientations=orientations)
+                probabilities = classifier.views_probabilities(
+                    views, weights=weights, orientations=orientations, early_sure=early)
             if index_probabilities is not None and self.info.photo_crowded_mask:
                 read_blanked(probabilities, index_probabilities)
             if tight_margin > 0:

@@ -266,6 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--live-orientations", type=int, default=None,
                         help="live mode: the turns each crop is read in, 1 2 4 or 8 "
                              "(default: shipped)")
+    parser.add_argument("--early-sure", type=float, default=None,
+                        help="both modes: a crop named this surely in its first two turns "
+                             "is not read in the others; 0 reads every turn (default: "
+                             "shipped)")
     parser.add_argument("--soften-px", type=int, default=None,
                         help="live mode: the side each crop is softened to before the "
                              "classifier reads it; 0 reads it as cut (default: shipped)")
@@ -297,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
                "max_pass_side": args.max_pass_side, "soften_px": args.soften_px,
-               "live_orientations": args.live_orientations,
+               "live_orientations": args.live_orientations, "early_sure": args.early_sure,
                **photo_changes(args)}
     info = measured_model(info, changes).with_classifiers(args.classifier,
                                                           args.photo_classifier)
