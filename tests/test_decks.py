@@ -402,6 +402,16 @@ def test_the_correction_reads_only_crops_like_the_ones_it_was_fitted_on() -> Non
     other[:, 7] = np.log(0.9)
     assert (correction.apply(base, unlike, other).argmax(axis=1) == 7).all()
     assert (correction.apply(base, alike, other).argmax(axis=1) == 1).all()
+    # ... and joins photo mode's reading of the crops alike, at ``own_share``: their
+    # log-probabilities averaged, the unlike crops as before.
+    corrected = np.log(correction.apply(base, alike))
+    joined = correction.apply(base, alike, other, own_share=0.5)
+    mean = np.exp((corrected + other) / 2)
+    assert np.allclose(joined, mean / mean.sum(axis=1, keepdims=True), atol=1e-5)
+    assert np.allclose(correction.apply(base, unlike, other, own_share=0.5),
+                       np.exp(other), atol=1e-6)
+    assert np.allclose(correction.apply(base, alike, other, own_share=0.0),
+                       correction.apply(base, alike, other), atol=1e-7)
 
 
 def test_photo_mode_reads_corners_unlike_the_deck_with_its_own_classifier(

@@ -211,6 +211,12 @@ def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
 # card): gated at 0.9 the mean of all 13 right 0.687 -> 0.673, at 0.95 -> 0.723, at 0.98
 # -> 0.687 (the base reader 0.687, ungated 0.600).
 MIN_LIKENESS = 0.95
+# Photo mode's own reading (its larger classifier, two margins, four turns) keeps this
+# share of the log-probabilities of a crop alike the deck's, the correction the rest: the
+# correction alone (0) read the held-out rendered designs' hands worse than no deck (all 13
+# right 88.3 -> 87.5 %), joined at a half better (-> 89.2 %; models/README.md, "Session
+# 39"). Live mode reads with the correction alone: its own classifier is the one corrected.
+OWN_SHARE = 0.5
 
 
 @dataclass
@@ -226,12 +232,20 @@ class Correction:
     anchors: np.ndarray  # (K, D) unit vectors, float16 (stored with the deck)
 
     def apply(self, log_probs: np.ndarray, features: np.ndarray,
-              unlike: np.ndarray | None = None) -> np.ndarray:
+              unlike: np.ndarray | None = None,
+              own_share: float | np.ndarray = 0.0) -> np.ndarray:
         """The corrected probabilities of the crops alike the deck's; the others keep
-        ``log_probs``, or ``unlike`` (log-probabilities) when given."""
+        ``log_probs``, or ``unlike`` (log-probabilities) when given. ``own_share`` (one for
+        all crops, or (N,)): the share of an alike crop's log-probabilities that ``unlike``
+        keeps beside the correction's (0: the correction alone)."""
         logits = log_probs + ((features - self.mean) / self.scale) @ self.weight.T + self.bias
+        logits -= logits.max(axis=1, keepdims=True)
+        corrected = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        if unlike is not None:
+            share = np.broadcast_to(np.asarray(own_share, np.float64), len(log_probs))[:, None]
+            corrected = (1 - share) * corrected + share * unlike
         alike = likeness(features, self.anchors) >= MIN_LIKENESS
-        logits = np.where(alike[:, None], logits, log_probs if unlike is None else unlike)
+        logits = np.where(alike[:, None], corrected, log_probs if unlike is None else unlike)
         logits -= logits.max(axis=1, keepdims=True)
         probs = np.exp(logits)
         return (probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
@@ -323,10 +337,15 @@ class LearnedDeck:
             self.features = shared_features()
         return self.features
 
+    def _fitted(self) -> np.ndarray:
+        """Which stored crops the correction is fitted on (and its anchors are, in order):
+        all, or the photos' alone while corrections are off."""
+        return np.ones(len(self.labels), bool) if self.corrections_enabled \
+            else self.sources == SOURCE_PHOTO
+
     def fit(self) -> None:
         """Fit the correction on the stored crops (corrections too, when enabled)."""
-        use = np.ones(len(self.labels), bool) if self.corrections_enabled \
-            else self.sources == SOURCE_PHOTO
+        use = self._fitted()
         model = self._model()
         self.manifest["model"] = {"file": FEATURES_MODEL.name, "version": model.version}
         if not use.any():
@@ -343,14 +362,21 @@ class LearnedDeck:
         features model gives both the classifier's reading and the features. ``unlike``:
         (N, 52) probabilities for the crops unlike the deck's, which the correction leaves
         alone (photo mode's larger classifier reads them better); default the features
-        model's own reading."""
+        model's own reading. Given, ``unlike`` also keeps ``OWN_SHARE`` of the reading of
+        a crop alike the deck's photos, but none of one alike a crop the user named: their
+        word stands over any classifier's."""
         if self.correction is None:
             return None
         if len(crops) == 0:
             return np.zeros((0, 52), np.float32)
         log_probs, features = self._model().run(crops)
-        other = None if unlike is None else np.log(np.maximum(unlike, 1e-30))
-        return self.correction.apply(log_probs, features, other)
+        if unlike is None:
+            return self.correction.apply(log_probs, features)
+        share = np.full(len(crops), OWN_SHARE)
+        taught = self.correction.anchors[self.sources[self._fitted()] == SOURCE_CORRECTION]
+        share[likeness(features, taught) >= MIN_LIKENESS] = 0.0
+        return self.correction.apply(log_probs, features, np.log(np.maximum(unlike, 1e-30)),
+                                     share)
 
     # corrections ----------------------------------------------------------------------
 
