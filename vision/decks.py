@@ -42,6 +42,7 @@ import numpy as np
 
 from engine.cards import CARD_NAMES
 
+from .classifier import log_softmax
 from .detections import Detections
 from .netinput import CROP, MARGIN, classifier_input, crop_square, light_on_dark
 from .session import cpu_session
@@ -158,8 +159,7 @@ class CornerFeatures:
             n = len(x)
             logits, features = self.session.run(
                 self.outputs, {self.input: np.concatenate([x, x[:, :, :, ::-1]])})
-            log_probs = logits - logits.max(axis=1, keepdims=True)
-            log_probs -= np.log(np.exp(log_probs).sum(axis=1, keepdims=True))
+            log_probs = log_softmax(logits)
             logps.append((log_probs[:n] + log_probs[n:]) / 2)
             feats.append((features[:n] + features[n:]) / 2)
         if not logps:
@@ -238,9 +238,8 @@ class Correction:
         ``log_probs``, or ``unlike`` (log-probabilities) when given. ``own_share`` (one for
         all crops, or (N,)): the share of an alike crop's log-probabilities that ``unlike``
         keeps beside the correction's (0: the correction alone)."""
-        logits = log_probs + ((features - self.mean) / self.scale) @ self.weight.T + self.bias
-        logits -= logits.max(axis=1, keepdims=True)
-        corrected = logits - np.log(np.exp(logits).sum(axis=1, keepdims=True))
+        corrected = log_softmax(
+            log_probs + ((features - self.mean) / self.scale) @ self.weight.T + self.bias)
         if unlike is not None:
             share = np.broadcast_to(np.asarray(own_share, np.float64), len(log_probs))[:, None]
             corrected = (1 - share) * corrected + share * unlike
