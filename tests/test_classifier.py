@@ -338,7 +338,8 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             return self.probabilities(views[0])
 
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50
@@ -776,12 +777,14 @@ def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             asked.append("names")
             return self._as(views)
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2, early_sure: float = 0.0
+                          orientations: int = 2, early_sure: float = 0.0,
+                          early_views: bool = False
                           ) -> tuple[np.ndarray, np.ndarray]:
             asked.append("names and index")
             return self._as(views), judged[:len(views[0])]
@@ -838,18 +841,26 @@ def test_a_tight_reading_blended_in_is_the_crops_read_together() -> None:
     assert np.allclose(blended_readings(wide, tight, 0.0), wide, atol=1e-5)
 
 
+def _two_views_of_corners_and_noise() -> tuple[CornerClassifier, list[np.ndarray],
+                                               tuple[float, float]]:
+    """The shipped photo classifier, and photo mode's two crops (margins 1.3 and 1.6,
+    weighted 1 and 0.5) of 8 corners of a committed scene and of 3 crops of noise: crops
+    named surely and crops named unsurely, for the early exits."""
+    classifier, image, boxes = _photo_classifier_and_corners(8)
+    rng = np.random.default_rng(3)
+    views = [np.concatenate([np.stack([crop_square(image, box, margin) for box in boxes]),
+                             rng.integers(0, 255, (3, CROP, CROP, 3), np.uint8)])
+             for margin in (1.3, 1.6)]
+    return classifier, views, (1.0, 0.5)
+
+
 def test_an_early_exit_reads_only_the_unsure_crops_in_their_other_turns() -> None:
     # A crop named surely (and judged an index or not, decidedly) in its first two turns
     # keeps that reading; every other crop is read in every turn, exactly as without the
     # early exit.
     from vision.classifier import EARLY_INDEX
 
-    classifier, image, boxes = _photo_classifier_and_corners(8)
-    rng = np.random.default_rng(3)
-    views = [np.concatenate([np.stack([crop_square(image, box, margin) for box in boxes]),
-                             rng.integers(0, 255, (3, CROP, CROP, 3), np.uint8)])
-             for margin in (1.3, 1.6)]
-    weights = (1.0, 0.5)
+    classifier, views, weights = _two_views_of_corners_and_noise()
     for turns in (4, 8):
         full, full_index = classifier.views_reading(views, weights=weights, orientations=turns)
         two, two_index = classifier.views_reading(views, weights=weights, orientations=2)
@@ -865,6 +876,35 @@ def test_an_early_exit_reads_only_the_unsure_crops_in_their_other_turns() -> Non
         # Off, every crop is read in every turn.
         assert np.array_equal(classifier.views_probabilities(views, weights=weights,
                                                              orientations=turns), full)
+
+
+def test_an_early_exit_over_views_reads_the_other_crops_only_of_corners_left_unsure() -> None:
+    # With early_views, a crop the first view names surely in its first two turns keeps
+    # that view's reading alone; every other crop is read exactly as the early exit over
+    # turns reads it, every view joined.
+    from vision.classifier import EARLY_INDEX
+
+    classifier, views, weights = _two_views_of_corners_and_noise()
+    alone, alone_index = classifier.views_reading(views[:1], orientations=2)
+    assert alone_index is not None
+    decided = (alone.max(axis=1) >= 0.99) & (np.abs(alone_index - 0.5) >= EARLY_INDEX)
+    assert decided.any() and not decided.all()  # both kinds of crop are here
+    for turns in (2, 4, 8):
+        joined, joined_index = classifier.views_reading(views, weights=weights,
+                                                        orientations=turns, early_sure=0.99)
+        staged, staged_index = classifier.views_reading(views, weights=weights,
+                                                        orientations=turns, early_sure=0.99,
+                                                        early_views=True)
+        assert joined_index is not None and staged_index is not None
+        assert np.allclose(staged[decided], alone[decided], atol=1e-5)
+        assert np.allclose(staged_index[decided], alone_index[decided], atol=1e-5)
+        assert np.allclose(staged[~decided], joined[~decided], atol=1e-5)
+        assert np.allclose(staged_index[~decided], joined_index[~decided], atol=1e-5)
+    # Without early_sure there is no early exit over views either.
+    assert np.array_equal(
+        classifier.views_probabilities(views, weights=weights, orientations=4,
+                                       early_views=True),
+        classifier.views_probabilities(views, weights=weights, orientations=4))
 
 
 def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> None:
@@ -997,14 +1037,16 @@ def test_a_second_classifier_reads_only_unsure_corners_the_head_judges_an_index(
         judges_index = True
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2, early_sure: float = 0.0
+                          orientations: int = 2, early_sure: float = 0.0,
+                          early_views: bool = False
                           ) -> tuple[np.ndarray, np.ndarray]:
             read["first"].append(len(views[0]))
             return first.copy(), judged.copy()
 
     class Second:
         def views_probabilities(self, views: list[np.ndarray],
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             read["second"].append(len(views[0]))
             return other[:len(views[0])].copy()
 
@@ -1120,11 +1162,13 @@ def _recording_classifier(first: np.ndarray, judged: np.ndarray, again: np.ndarr
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             return self.views_reading(views, weights, orientations)[0]
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
-                          orientations: int = 2, early_sure: float = 0.0
+                          orientations: int = 2, early_sure: float = 0.0,
+                          early_views: bool = False
                           ) -> tuple[np.ndarray, np.ndarray]:
             calls.append((len(views), len(views[0])))
             if len(views) == 1:  # corners read again

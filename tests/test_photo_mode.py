@@ -126,6 +126,20 @@ def test_one_index_boxed_twice_under_two_names_is_one_corner() -> None:
     assert sorted(c.card for c in cards) == ["Kc", "Kh"] and warnings == []
 
 
+def test_a_box_straddling_two_indices_does_not_fold_them_together() -> None:
+    # tune-1280b val_000055: a sure 5s and a sure 2h side by side, and a third box over
+    # half of each, read 5h 0.90. The third lies mostly inside the 2h's box and the 5s's,
+    # which do not overlap each other: the straddling box folds away, and both cards stay,
+    # whichever of the two is surer.
+    for sure_5s in (0.998, 0.9999):
+        probabilities = np.stack([distribution(("5s", sure_5s)), distribution(("2h", 0.9995)),
+                                  distribution(("5h", 0.90), ("2h", 0.09))])
+        found = corners([("5s", 784, 675, 46, 105), ("2h", 845, 699, 45, 86),
+                         ("5h", 820, 681, 77, 100)], probabilities)
+        cards, _ = read_cards(found)
+        assert sorted(c.card for c in cards) == ["2h", "5s"]
+
+
 def test_without_three_measured_cards_the_general_bound_holds() -> None:
     # One card measured, and the Qs pair itself: two, too few to go by.
     size = 20.0
@@ -304,7 +318,8 @@ def _both_detectors_read(mode: str, sureness: float, **changes: object
     class Fixed:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             named.append(len(views[0]))
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
@@ -455,7 +470,8 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
     class Recording:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             seen.append((len(views), tuple(weights), orientations))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
@@ -491,7 +507,8 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
 
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
-                                orientations: int = 2, early_sure: float = 0.0) -> np.ndarray:
+                                orientations: int = 2, early_sure: float = 0.0,
+                                early_views: bool = False) -> np.ndarray:
             used.append(self.name)
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 

@@ -63,7 +63,8 @@ class CornerClassifier:
     def views_probabilities(self, views: Sequence[np.ndarray], mirrored: bool = True,
                             weights: Sequence[float] | None = None,
                             orientations: int | None = None,
-                            early_sure: float = 0.0) -> np.ndarray:
+                            early_sure: float = 0.0, early_views: bool = False
+                            ) -> np.ndarray:
         """The same N corners cut several ways (``views``: each (N, CROP, CROP, 3)) ->
         (N, 52) probabilities from the readings' log-probabilities averaged with
         ``weights`` (one a view; default equal), in one run of the network. Photo mode cuts
@@ -82,13 +83,16 @@ class CornerClassifier:
         under ``early_sure``, or leaves its index head undecided (``EARLY_INDEX``): a sure
         name is not changed by more turns, and most crops of a photo are named surely, so
         the network reads a half (four turns) to a quarter (eight) of the crops. The
-        crops read in every turn are named exactly as without it."""
-        return self.views_reading(views, mirrored, weights, orientations, early_sure)[0]
+        crops read in every turn are named exactly as without it. ``early_views`` (with
+        ``early_sure``): the first view is read alone first, and a crop it names so surely
+        is not read in the other views either."""
+        return self.views_reading(views, mirrored, weights, orientations, early_sure,
+                                  early_views)[0]
 
     def views_reading(self, views: Sequence[np.ndarray], mirrored: bool = True,
                       weights: Sequence[float] | None = None,
-                      orientations: int | None = None, early_sure: float = 0.0
-                      ) -> tuple[np.ndarray, np.ndarray | None]:
+                      orientations: int | None = None, early_sure: float = 0.0,
+                      early_views: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
         """``views_probabilities``, and (N,) the probability that each crop shows a corner
         index at all when the model judges that (``judges_index``; else None): its index
         logits averaged over the same readings, of the reading kept."""
@@ -104,7 +108,7 @@ class CornerClassifier:
         # The inverted copies ride in the same run of the network as the rest.
         both, index_both = self._joint_probabilities(
             [np.concatenate([view, 255 - view[light]]) for view in views], turns, weights,
-            early_sure)
+            early_sure, early_views)
         probs, inverted = both[:n], both[n:]
         surer = inverted.max(axis=1) > probs[light].max(axis=1)
         probs[light[surer]] = inverted[surer]
@@ -115,27 +119,50 @@ class CornerClassifier:
         return probs, index
 
     def _joint_probabilities(self, views: Sequence[np.ndarray], turns: int,
-                             weights: Sequence[float] | None, early_sure: float = 0.0
+                             weights: Sequence[float] | None, early_sure: float = 0.0,
+                             early_views: bool = False
                              ) -> tuple[np.ndarray, np.ndarray | None]:
         n, count = len(views[0]), len(views)
         batch = np.concatenate([classifier_input(softened(view, self.soften_px))
                                 for view in views])  # (count * n, 3, H, W), view-major
+        by_view = batch.reshape(count, n, *batch.shape[1:])
         share = np.ones(count) if weights is None else np.asarray(weights, np.float64)
         first = 2 if early_sure > 0 and turns > 2 else turns
-        # Readings (turn-major, then view, as ``_turned`` stacks them) x crops x names.
-        log_probs, logits = self._readings(_turned(batch, first), n)
+        if not (early_sure > 0 and early_views and count > 1):
+            # Readings (turn-major, then view, as ``_turned`` stacks them) x crops x names.
+            log_probs, logits = self._readings(_turned(_flat(by_view), first), n)
+            return self._other_turns(by_view, log_probs, logits, share, first, turns,
+                                     early_sure)
+        # The first view alone first: a crop it names surely is not cut the other ways.
+        log_probs, logits = self._readings(_turned(by_view[0], first), n)
+        probs, index = _averaged(log_probs, logits, share[:1])
+        rest = np.flatnonzero(~_decided(probs, index, early_sure))
+        if len(rest) == 0:
+            return probs, index
+        more, more_logits = self._readings(_turned(_flat(by_view[1:, rest]), first), len(rest))
+        probs[rest], rest_index = self._other_turns(
+            by_view[:, rest], _with_first_view(log_probs[:, rest], more, count),
+            None if logits is None or more_logits is None
+            else _with_first_view(logits[:, rest], more_logits, count),
+            share, first, turns, early_sure)
+        if index is not None and rest_index is not None:
+            index[rest] = rest_index
+        return probs, index
+
+    def _other_turns(self, by_view: np.ndarray, log_probs: np.ndarray,
+                     logits: np.ndarray | None, share: np.ndarray, first: int, turns: int,
+                     early_sure: float) -> tuple[np.ndarray, np.ndarray | None]:
+        """``by_view`` (views, n, 3, H, W) read in their ``first`` turns (``log_probs``,
+        ``logits``) -> their joint reading, the crops that leaves undecided read in their
+        other turns too."""
         probs, index = _averaged(log_probs, logits, share)
         if first == turns:
             return probs, index
-        decided = probs.max(axis=1) >= early_sure
-        if index is not None:
-            decided &= np.abs(index - 0.5) >= EARLY_INDEX
-        rest = np.flatnonzero(~decided)
+        rest = np.flatnonzero(~_decided(probs, index, early_sure))
         if len(rest) == 0:
             return probs, index
-        image = batch.shape[1:]
-        chosen = batch.reshape(count, n, *image)[:, rest].reshape(-1, *image)
-        # The other turns of the undecided crops, their first two reused.
+        chosen = _flat(by_view[:, rest])
+        # The other turns of the undecided crops, their first turns reused.
         more, more_logits = self._readings(_turned(chosen, turns)[first * len(chosen):],
                                            len(rest))
         probs[rest], joined_index = _averaged(
@@ -234,6 +261,30 @@ def _turned(batch: np.ndarray, turns: int) -> np.ndarray:
     if turns >= 8:
         stack += [np.rot90(view, 1, axes=(2, 3)) for view in stack[:4]]
     return np.ascontiguousarray(np.concatenate(stack))
+
+
+def _flat(by_view: np.ndarray) -> np.ndarray:
+    """(views, n, 3, H, W) -> (views * n, 3, H, W), view-major."""
+    return by_view.reshape(-1, *by_view.shape[2:])
+
+
+def _decided(probs: np.ndarray, index: np.ndarray | None, early_sure: float) -> np.ndarray:
+    """The crops an early exit leaves as read: named at ``early_sure`` or more, and their
+    index head (when there is one) decided (``EARLY_INDEX``)."""
+    decided = probs.max(axis=1) >= early_sure
+    if index is not None:
+        decided &= np.abs(index - 0.5) >= EARLY_INDEX
+    return decided
+
+
+def _with_first_view(first_view: np.ndarray, others: np.ndarray, count: int) -> np.ndarray:
+    """Readings of the first view (turns, m, ...) and of the other ``count - 1`` views
+    (turns * (count - 1), m, ...), each turn-major -> all of them turn-major, then view,
+    as ``_turned`` stacks a view-major batch: (turns * count, m, ...)."""
+    turns = len(first_view)
+    rest = others.reshape(turns, count - 1, *others.shape[1:])
+    return np.concatenate([first_view[:, None], rest], axis=1).reshape(
+        turns * count, *others.shape[1:])
 
 
 class TextReader:

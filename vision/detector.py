@@ -179,6 +179,10 @@ class ModelInfo:
     # turns were half of photo mode's time and two thirds of live mode's on a slow host
     # (models/README.md, "Session 39").
     early_sure: float = 0.0
+    # With ``early_sure``, photo mode reads a corner's first crop (``photo_margins[0]``)
+    # alone first, and cuts the others only for a corner that leaves unsure: most of a
+    # photo's corners are named surely from one crop (models/README.md, "Session 40").
+    early_views: bool = False
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -317,7 +321,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              int(settings.get("photo_soften_px", 0)),
                              int(settings.get("photo_second_soften_px", 0)),
                              int(settings.get("live_orientations", 2)),
-                             float(settings.get("early_sure", 0.0)))
+                             float(settings.get("early_sure", 0.0)),
+                             bool(settings.get("early_views", False)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -769,12 +774,15 @@ class CardDetector:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
             early = self.info.early_sure
+            early_views = self.info.early_views
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
-                    views, weights=weights, orientations=orientations, early_sure=early)
+                    views, weights=weights, orientations=orientations, early_sure=early,
+                    early_views=early_views)
             else:
                 probabilities = classifier.views_probabilities(
-                    views, weights=weights, orientations=orientations, early_sure=early)
+                    views, weights=weights, orientations=orientations, early_sure=early,
+                    early_views=early_views)
             if index_probabilities is not None and self.info.photo_crowded_mask:
                 read_blanked(probabilities, index_probabilities)
             if tight_margin > 0:

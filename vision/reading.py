@@ -224,16 +224,25 @@ def nested_shares(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
 
 def fold_nested(detections: Detections, share: float = NESTED_SHARE) -> Detections:
     """One corner for each index boxed twice or more (boxes whose smaller one lies at
-    least ``share`` inside the larger): the most confident box stays, with its name."""
+    least ``share`` inside the larger): the most confident box stays, with its name.
+
+    Greedy, most confident first: a box folds into a kept box it nests with, never into
+    one it only reaches through a third. Two indices side by side that a larger box
+    straddles (a fan's neighbours, a box over both) are two corners, not one: folding the
+    three as one cluster dropped a sure 2h beside a sure 5s (``tune-1280b`` val_000055,
+    models/README.md, "Session 40")."""
     n = len(detections)
     if n < 2:
         return detections
     nested = nested_shares(detections.xyxy, detections.xyxy) >= share
-    if not (nested & ~np.eye(n, dtype=bool)).any():
+    np.fill_diagonal(nested, False)
+    if not nested.any():
         return detections
-    members_of = _cluster(nested | np.eye(n, dtype=bool))
-    keep = np.array([max(m, key=lambda i: float(detections.confidence[i])) for m in members_of])
-    return detections[keep]
+    kept: list[int] = []
+    for i in np.argsort(-detections.confidence, kind="stable"):
+        if not nested[i, kept].any():
+            kept.append(int(i))
+    return detections[np.sort(np.array(kept))]
 
 
 Group = tuple[int, list[int]]  # a card: its name's class id, the indices of its corners
