@@ -133,7 +133,7 @@ class CornerClassifier:
             log_probs, logits = self._readings(_turned(_flat(by_view), first), n)
             return self._other_turns(by_view, log_probs, logits, share, first, turns,
                                      early_sure)
-        # The first view alone first: a crop it names surely is not cut the other ways.
+        # The first view alone first: a crop it names surely is not read the other ways.
         log_probs, logits = self._readings(_turned(by_view[0], first), n)
         probs, index = _averaged(log_probs, logits, share[:1])
         rest = np.flatnonzero(~_decided(probs, index, early_sure))

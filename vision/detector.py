@@ -180,9 +180,9 @@ class ModelInfo:
     # (models/README.md, "Session 39").
     early_sure: float = 0.0
     # With ``early_sure``, photo mode reads a corner's first crop (``photo_margins[0]``)
-    # alone first, and cuts the others only for a corner that leaves unsure: most of a
-    # photo's corners are named surely from one crop (models/README.md, "Session 40").
-    early_views: bool = False
+    # alone first, and its others only for a corner that leaves unsure: most of a photo's
+    # corners are named surely from one crop (models/README.md, "Session 40").
+    photo_early_views: bool = False
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -322,7 +322,7 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              int(settings.get("photo_second_soften_px", 0)),
                              int(settings.get("live_orientations", 2)),
                              float(settings.get("early_sure", 0.0)),
-                             bool(settings.get("early_views", False)))
+                             bool(settings.get("photo_early_views", False)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -774,7 +774,7 @@ class CardDetector:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
             early = self.info.early_sure
-            early_views = self.info.early_views
+            early_views = self.info.photo_early_views
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
                     views, weights=weights, orientations=orientations, early_sure=early,

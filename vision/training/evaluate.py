@@ -270,10 +270,6 @@ def main(argv: list[str] | None = None) -> int:
                         help="both modes: a crop named this surely in its first two turns "
                              "is not read in the others; 0 reads every turn (default: "
                              "shipped)")
-    parser.add_argument("--early-views", type=int, choices=(0, 1), default=None,
-                        help="photo mode, with --early-sure: 1 reads a corner's first crop "
-                             "alone first, and its other crops only when that leaves it "
-                             "unsure (default: shipped)")
     parser.add_argument("--soften-px", type=int, default=None,
                         help="live mode: the side each crop is softened to before the "
                              "classifier reads it; 0 reads it as cut (default: shipped)")
@@ -306,7 +302,6 @@ def main(argv: list[str] | None = None) -> int:
                "faint_conf": args.faint_conf, "faint_class_conf": args.faint_class_conf,
                "max_pass_side": args.max_pass_side, "soften_px": args.soften_px,
                "live_orientations": args.live_orientations, "early_sure": args.early_sure,
-               "early_views": None if args.early_views is None else bool(args.early_views),
                **photo_changes(args)}
     info = measured_model(info, changes).with_classifiers(args.classifier,
                                                           args.photo_classifier)

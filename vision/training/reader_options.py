@@ -53,6 +53,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-soften-px", int, None, "the side each crop is softened to before the photo "
                                      "classifier reads it; 0 reads it as cut"),
     ("--photo-second-soften-px", int, None, "the same for the second classifier"),
+    ("--photo-early-views", _yes_or_no, None, "yes: read a corner's first crop alone "
+                                              "first, its others only when that leaves it "
+                                              "unsure (no: all of them)"),
 )
 # The flags above as argparse names them: the ``ModelInfo`` fields they set.
 PHOTO_OPTIONS = tuple(flag[2:].replace("-", "_") for flag, *_ in _PHOTO_FLAGS)
