@@ -528,16 +528,18 @@ def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> 
     assert "give one" in capsys.readouterr().err
 
 
-def _averaged_networks(tmp_path, seed: int, index_head: bool):
-    """Two small networks saved, averaged through the CLI, and read on five random crops:
-    (the networks, their state files, the crops, the ONNX session of the mean)."""
+def _averaged_networks(tmp_path, seed: int, index_head: bool, count: int = 2):
+    """``count`` small networks saved, averaged through the CLI into ``average.onnx``, and
+    read on five random crops: (the networks, their state files, the crops, the ONNX
+    session of the mean)."""
     import onnxruntime as ort
     import torch
 
     from vision.training.train_classifier import build_network, main
 
     torch.manual_seed(seed)
-    nets, states = [build_network((8, 16, 24), index_head=index_head) for _ in range(2)], []
+    nets, states = [build_network((8, 16, 24), index_head=index_head)
+                    for _ in range(count)], []
     for index, net in enumerate(nets):
         net.eval()
         states.append(tmp_path / f"net{index}.pt")
@@ -618,6 +620,51 @@ def test_networks_of_different_widths_average_in_half_precision(tmp_path, capsys
     assert main(["average", "--states", f"{states[0]}:8,16", f"{states[1]}:4,8,12",
                  "--out", str(tmp_path / "x.onnx")]) == 2
     assert "three whole numbers above 0" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()
+
+
+@pytest.mark.parametrize("index_head", [False, True])
+def test_members_of_an_average_kept_read_as_their_own_mean(tmp_path, capsys,
+                                                           index_head: bool) -> None:
+    """Session 41: the second network read as one or two of its four networks; the kept
+    ones' outputs come out as their own mean, every output alike."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.train_classifier import export, main
+
+    nets, _, crops, _ = _averaged_networks(tmp_path, 3, index_head, count=3)
+    average = tmp_path / "average.onnx"
+    with torch.no_grad():
+        outputs = [net(crops) for net in nets]
+    outputs = [output if index_head else (output,) for output in outputs]
+    for keep in ([2, 0], [1]):
+        out = tmp_path / f"keep{''.join(map(str, keep))}.onnx"
+        assert main(["members", "--model", str(average), "--keep", *map(str, keep),
+                     "--out", str(out)]) == 0
+        assert f"{len(keep)} of 3 networks kept" in capsys.readouterr().out
+        session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+        got = session.run(None, {"crops": crops.numpy()})
+        assert len(got) == (2 if index_head else 1)
+        for place, head in enumerate(got):
+            expected = sum(outputs[member][place] for member in keep) / len(keep)
+            assert np.allclose(head, expected.numpy(), atol=1e-4)
+        # The networks cut out take their weights with them.
+        assert out.stat().st_size < average.stat().st_size * (len(keep) + 0.5) / 3
+
+    for keep, message in ((["3"], "places from 0 to 2, not 3"),
+                          (["1", "1"], "places from 0 to 2, not 1 1")):
+        assert main(["members", "--model", str(average), "--keep", *keep,
+                     "--out", str(tmp_path / "x.onnx")]) == 2
+        assert message in capsys.readouterr().err
+    single = tmp_path / "single.onnx"
+    export(nets[0], single)
+    assert main(["members", "--model", str(single), "--keep", "0",
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "is not a mean over several networks" in capsys.readouterr().err
+    assert main(["members", "--model", str(tmp_path / "gone.onnx"), "--keep", "0",
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "gone.onnx not found" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
 
 

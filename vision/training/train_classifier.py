@@ -719,6 +719,56 @@ def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Pat
     export(Average(), out)
 
 
+def keep_members(source: Path, members: Sequence[int], out: Path) -> int:
+    """Write the averaged model ``source`` (``export_average``'s, plain or quantized) as the
+    mean of only its networks at ``members`` (their places among ``average --states``,
+    from 0), the others cut out; returns how many networks ``source`` averaged. The kept
+    networks' weights are copied as they are, so a quantized model keeps its
+    quantization: one network of session 24's four reads a crop in about a quarter of the
+    time (models/README.md, "Session 41"). ``ValueError`` when ``source`` is not such an
+    average or a place is not one of its networks."""
+    import onnx
+    from onnx.utils import Extractor
+
+    model = onnx.load(str(source))
+    graph = model.graph
+    producers = {name: node for node in graph.node for name in node.output}
+    averaged: set[int] = set()
+    stacks = []
+    for output in graph.output:
+        # export_average's outputs: each a ReduceMean over the networks' stacked outputs.
+        mean = producers.get(output.name)
+        stack = producers.get(mean.input[0]) if mean is not None and \
+            mean.op_type == "ReduceMean" else None
+        if stack is None or stack.op_type != "Concat":
+            raise ValueError(f"{source}: its output {output.name} is not a mean over several "
+                             "networks; keep members of a model train_classifier average wrote")
+        averaged.add(len(stack.input))
+        stacks.append(stack)
+    if len(averaged) != 1:
+        raise ValueError(f"{source}: its outputs average different numbers of networks")
+    count = averaged.pop()
+    if not members or len(set(members)) != len(members) or \
+            not all(0 <= member < count for member in members):
+        raise ValueError(f"{source} averages {count} networks: keep one or more different "
+                         f"places from 0 to {count - 1}, not {' '.join(map(str, members))}")
+    for stack in stacks:
+        kept = [stack.input[member] for member in sorted(members)]
+        del stack.input[:]
+        stack.input.extend(kept)
+    # The stacks' recorded shapes still count every network: inferred again below.
+    stale = {stack.output[0] for stack in stacks}
+    shapes = [info for info in graph.value_info if info.name not in stale]
+    del graph.value_info[:]
+    graph.value_info.extend(shapes)
+    # The networks no output reaches any more are dropped, weights and all.
+    trimmed = Extractor(model).extract_model([node.name for node in graph.input],
+                                             [node.name for node in graph.output])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(trimmed, str(out))
+    return count
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.training.train_classifier", description=__doc__,
@@ -800,6 +850,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "as wide as the widths after its colon")
     average.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
     average.add_argument("--out", type=Path, required=True)
+    members = sub.add_parser("members", help="keep some networks of an averaged model "
+                             "(average's, plain or quantized) and cut the others out")
+    members.add_argument("--model", type=Path, required=True)
+    members.add_argument("--keep", type=int, nargs="+", required=True, metavar="PLACE",
+                         help="the networks kept, by their places among average --states, "
+                         "from 0")
+    members.add_argument("--out", type=Path, required=True)
     check = sub.add_parser("accuracy", help="a model's accuracy on crop files, read once "
                            "and with the mirrored second reading")
     check.add_argument("--model", type=Path, default=DEFAULT_WEIGHTS)
@@ -815,6 +872,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(json.dumps({"crops": str(path), "count": len(data["labels"]),
                               **crop_accuracy(classifier, data["images"], data["labels"],
                                               args.covered)}))
+        return 0
+    if args.command == "members":
+        if not args.model.is_file():
+            print(f"error: {args.model} not found", file=sys.stderr)
+            return 2
+        try:
+            count = keep_members(args.model, args.keep, args.out)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        print(f"{len(args.keep)} of {count} networks kept -> {args.out}")
         return 0
     if args.command == "average":
         try:
