@@ -521,7 +521,7 @@ def table_photo_source() -> None:
     from vision.detector import ModelError
     from vision.draw import annotate_table
     from vision.photo import PhotoError, load_photo
-    from vision.pipeline import read_image
+    from vision.pipeline import TABLE_PHOTO_MODE, read_image
     from vision.table import group_table
 
     photo = st.file_uploader(_("One photo of the whole table (optional)"),
@@ -531,7 +531,7 @@ def table_photo_source() -> None:
         try:
             image = load_photo(photo.getvalue())
             reading = read_image(image, get_detector(), photo.name, expect=None,
-                                 mode="table")
+                                 mode=TABLE_PHOTO_MODE)
         except PhotoError as error:
             st.error(_("{problem}. Upload another photo, or fill in each seat below.").format(
                 problem=error_text(error)))

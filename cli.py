@@ -358,12 +358,12 @@ def read_table_photo(path: str, detector: Any, rules: Rules, names: Sequence[str
     table read (None when the photo cannot be read at all) and its settlement (None until
     every seat is right)."""
     from vision.photo import PhotoError
-    from vision.pipeline import read_photo
+    from vision.pipeline import TABLE_PHOTO_MODE, read_photo
     from vision.table import group_table
 
     report: dict[str, Any] = {"image": path, "seats": [], "settlement": None, "warnings": []}
     try:
-        reading = read_photo(path, detector, expect=None, mode="table")
+        reading = read_photo(path, detector, expect=None, mode=TABLE_PHOTO_MODE)
     except PhotoError as error:
         report["warnings"].append(str(error))
         return report, None, None

@@ -130,6 +130,24 @@ def test_settles_as_cpoker_score_does(photo: Path, tmp_path: Path,
     assert sum(report["settlement"]["totals"].values()) == 0
 
 
+def test_the_table_photo_is_read_in_photo_mode(capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    # Session 41: photo mode read 212 of 213 rendered seats right, table mode 209
+    # (models/README.md), so ``cpoker table`` asks the reader for photo mode.
+    modes: list[str] = []
+
+    class Recorded(TrueBoxes):
+        def detect(self, image: np.ndarray, mode: str = "photo") -> Detections:
+            modes.append(mode)
+            return super().detect(image, mode)
+
+    truth = truth_of(PHOTOS[0])
+    monkeypatch.setattr(cli, "_detector", lambda deck=None: Recorded(truth))
+    code, _, _ = run_table([str(PHOTOS[0]), "--json", "--rules", "2-4"], capsys)
+    assert code == 0
+    assert modes == ["photo"]
+
+
 def test_readable_output_and_default_names(capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     photo = PHOTOS[1]

@@ -618,6 +618,11 @@ def test_table_report_takes_a_candidate_reader_only_with_reader(capsys) -> None:
         main(["--photo-orientations", "4", "--count", "1"])
     assert stop.value.code == 2
     assert "need --reader" in capsys.readouterr().err
+    # And the mode the tables are read in (session 41: photo mode against table mode).
+    with pytest.raises(SystemExit) as stop:
+        main(["--mode", "photo", "--count", "1"])
+    assert stop.value.code == 2
+    assert "need --reader" in capsys.readouterr().err
 
 
 def test_table_report_keeps_rendered_scenes_and_reads_them_back(tmp_path) -> None:

@@ -315,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: photo mode's corner classifier")
     parser.add_argument("--conf", type=float, default=None,
                         help="with --reader: this detector threshold instead of the shipped one")
+    parser.add_argument("--mode", choices=["table", "photo"], default="table",
+                        help="with --reader: read the tables in this mode (default table, "
+                        "as cpoker table and the app's table photo do)")
     add_photo_options(parser, "with --reader: ")
     parser.add_argument("--remerge", action="store_true",
                         help="with --regroup: merge the saved corners into cards again first")
@@ -330,10 +333,11 @@ def main(argv: list[str] | None = None) -> int:
                          indent=None if args.json else 1))
         return 0
     if (args.save_readings or args.weights or args.table_weights or args.classifier
-            or args.photo_classifier or args.conf is not None or photo_changes(args)) \
-            and not args.reader:
+            or args.photo_classifier or args.conf is not None or photo_changes(args)
+            or args.mode != "table") and not args.reader:
         parser.error("--save-readings, --weights, --table-weights, --classifier, "
-                     "--photo-classifier, --conf and the --photo-* options need --reader")
+                     "--photo-classifier, --conf, --mode and the --photo-* options need "
+                     "--reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
     decks = held_out_decks()
@@ -383,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
             _, jpeg = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
                                     [cv2.IMWRITE_JPEG_QUALITY, 85])
             tick = time.perf_counter()
-            reading = read_photo(jpeg.tobytes(), detector, expect=None, mode="table")
+            reading = read_photo(jpeg.tobytes(), detector, expect=None, mode=args.mode)
             read = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
             read_seconds.append(time.perf_counter() - tick)
             right_read, _ = seats_right(read, scene.seats)
