@@ -665,6 +665,11 @@ def test_members_of_an_average_kept_read_as_their_own_mean(tmp_path, capsys,
     assert main(["members", "--model", str(tmp_path / "gone.onnx"), "--keep", "0",
                  "--out", str(tmp_path / "x.onnx")]) == 2
     assert "gone.onnx not found" in capsys.readouterr().err
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a model")
+    assert main(["members", "--model", str(broken), "--keep", "0",
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "broken.onnx is not an ONNX model" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
 
 

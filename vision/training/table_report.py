@@ -315,9 +315,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --reader: photo mode's corner classifier")
     parser.add_argument("--conf", type=float, default=None,
                         help="with --reader: this detector threshold instead of the shipped one")
-    parser.add_argument("--mode", choices=["table", "photo"], default="table",
-                        help="with --reader: read the tables in this mode (default table, "
-                        "as cpoker table and the app's table photo do)")
+    parser.add_argument("--mode", choices=["table", "photo"], default=None,
+                        help="with --reader: read the tables in this mode (default: the "
+                        "one cpoker table and the app's table photo read in, "
+                        "vision.pipeline.TABLE_PHOTO_MODE)")
     add_photo_options(parser, "with --reader: ")
     parser.add_argument("--remerge", action="store_true",
                         help="with --regroup: merge the saved corners into cards again first")
@@ -334,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if (args.save_readings or args.weights or args.table_weights or args.classifier
             or args.photo_classifier or args.conf is not None or photo_changes(args)
-            or args.mode != "table") and not args.reader:
+            or args.mode is not None) and not args.reader:
         parser.error("--save-readings, --weights, --table-weights, --classifier, "
                      "--photo-classifier, --conf, --mode and the --photo-* options need "
                      "--reader")
@@ -382,12 +383,13 @@ def main(argv: list[str] | None = None) -> int:
         by_seats[seats][0] += seats
         by_seats[seats][1] += right
         if detector is not None:
-            from vision.pipeline import read_photo
+            from vision.pipeline import TABLE_PHOTO_MODE, read_photo
 
             _, jpeg = cv2.imencode(".jpg", cv2.cvtColor(scene.image, cv2.COLOR_RGB2BGR),
                                     [cv2.IMWRITE_JPEG_QUALITY, 85])
             tick = time.perf_counter()
-            reading = read_photo(jpeg.tobytes(), detector, expect=None, mode=args.mode)
+            reading = read_photo(jpeg.tobytes(), detector, expect=None,
+                                 mode=args.mode or TABLE_PHOTO_MODE)
             read = group_table(reading.cards, reading.size, doubtful=reading.doubtful)
             read_seconds.append(time.perf_counter() - tick)
             right_read, _ = seats_right(read, scene.seats)

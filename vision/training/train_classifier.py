@@ -730,7 +730,10 @@ def keep_members(source: Path, members: Sequence[int], out: Path) -> int:
     import onnx
     from onnx.utils import Extractor
 
-    model = onnx.load(str(source))
+    try:
+        model = onnx.load(str(source))
+    except Exception as error:  # protobuf's own error types
+        raise ValueError(f"{source} is not an ONNX model: {error}") from None
     graph = model.graph
     producers = {name: node for node in graph.node for name in node.output}
     averaged: set[int] = set()
