@@ -516,7 +516,8 @@ def build_parser() -> argparse.ArgumentParser:
     detect.add_argument("--json", action="store_true", help="one JSON object a line per photo")
     detect.add_argument("--save", metavar="DIR", help="write each photo annotated into DIR")
     detect.add_argument("--expect", type=int, default=13,
-                        help="cards expected in each photo (0: any number); default 13")
+                        help="cards expected in each photo (0: any number); default 13. "
+                        "Photo mode looks harder at a photo that reads short of it")
     detect.add_argument("--fast", action="store_true", help=FAST_HELP)
     detect.add_argument("--deck", metavar="NAME", help="read with a learned deck "
                         "(`cpoker deck learn`)")

@@ -43,7 +43,8 @@ class TrueBoxes:
         self.truth = truth
         self.crop_top = crop_top
 
-    def detect(self, image: np.ndarray, mode: str = "photo") -> Detections:
+    def detect(self, image: np.ndarray, mode: str = "photo",
+               complete: object = None) -> Detections:
         scale = image.shape[1] / self.truth["size"][0]
         boxes, classes = [], []
         for index in self.truth["indices"]:
@@ -137,9 +138,10 @@ def test_the_table_photo_is_read_in_photo_mode(capsys: pytest.CaptureFixture[str
     modes: list[str] = []
 
     class Recorded(TrueBoxes):
-        def detect(self, image: np.ndarray, mode: str = "photo") -> Detections:
+        def detect(self, image: np.ndarray, mode: str = "photo",
+                   complete: object = None) -> Detections:
             modes.append(mode)
-            return super().detect(image, mode)
+            return super().detect(image, mode, complete)
 
     truth = truth_of(PHOTOS[0])
     monkeypatch.setattr(cli, "_detector", lambda deck=None: Recorded(truth))

@@ -8,6 +8,7 @@ import io
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -305,11 +306,15 @@ def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> N
     assert len(fold_nested(found)) == 7
 
 
-def _both_detectors_read(mode: str, sureness: float, **changes: object
+def _both_detectors_read(mode: str, sureness: float,
+                         complete: Callable[[Detections], bool] | None = None,
+                         tables: list[int | None] | None = None, **changes: object
                          ) -> tuple[list[int], int]:
     """Six indices both detectors box, and one only the table detector finds, in a
     4032x3024 photo; each box named As at ``sureness``. -> (how many boxes each naming
-    named, how many corners the reader kept)."""
+    named, how many corners the reader kept). ``complete``: the reader's judge of a
+    reading (``CardDetector.detect``); ``tables`` gets the sides the table detector read
+    at."""
     image = np.zeros((3024, 4032, 3), np.uint8)
     boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
     more = np.concatenate([boxes + np.array([2, 1, 2, 1]), [[100, 900, 140, 960]]])
@@ -324,13 +329,16 @@ def _both_detectors_read(mode: str, sureness: float, **changes: object
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
     # (Unsure corners are not read again tight here: each naming is one call.)
-    changes = {"photo_tight_margin": 0.0, **changes}
+    changes = {"photo_tight_margin": 0.0, "photo_short_scales": (), **changes}
     info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
                                **changes)  # type: ignore[arg-type]
-    reader = CardDetector(info, locator=CountingLocator(boxes),
-                          table_locator=CountingLocator(more))
+    table = CountingLocator(more)
+    reader = CardDetector(info, locator=CountingLocator(boxes), table_locator=table)
     reader.photo_classifier = Fixed()  # type: ignore[assignment]
-    return named, len(reader.detect(image, mode))  # type: ignore[arg-type]
+    kept = len(reader.detect(image, mode, complete))  # type: ignore[arg-type]
+    if tables is not None:
+        tables.extend(table.sides)
+    return named, kept
 
 
 @pytest.mark.parametrize(("sureness", "named_again"), [(0.999, 1), (0.6, 7)])
@@ -353,6 +361,137 @@ def test_photo_mode_with_the_table_detector_adds_only_indices_it_alone_found_nam
                                        faint_class_conf=0.9)
     assert named == [6, 1]
     assert kept == 6 + added
+
+
+@pytest.mark.parametrize(("whole", "named_then", "kept"), [(True, [6], 6),
+                                                            (False, [6, 1], 7)])
+def test_photo_mode_reads_the_table_detector_only_where_the_reading_falls_short(
+        whole: bool, named_then: list[int], kept: int) -> None:
+    # photo_table_when_short: the corners photo mode's detector found are named first, and
+    # the table detector reads the photo only when they do not read it whole (as the
+    # caller judges: vision.pipeline.read_image knows the count); then at the same scale,
+    # adding the index only it found, as it always did.
+    judged: list[int] = []
+
+    def complete(named: Detections) -> bool:
+        judged.append(len(named))
+        return whole
+
+    tables: list[int | None] = []
+    named, found = _both_detectors_read("photo", 0.95, complete, tables,
+                                        photo_uses_table_detector=True,
+                                        photo_table_when_short=True, faint_class_conf=0.9)
+    assert judged == [6]
+    assert tables == ([] if whole else [1612])
+    assert (named, found) == (named_then, kept)
+    # Without the setting, or told no count (complete None), it reads every photo.
+    for complete_or_none, changes in ((complete, {"photo_table_when_short": False}),
+                                      (None, {"photo_table_when_short": True})):
+        tables.clear()
+        _both_detectors_read("photo", 0.95, complete_or_none, tables,
+                             photo_uses_table_detector=True, **changes)
+        assert tables == [1612]
+
+
+class SureAce:
+    """A photo classifier that names every crop As at 0.95."""
+
+    def views_probabilities(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
+                            orientations: int = 2, early_sure: float = 0.0,
+                            early_views: bool = False) -> np.ndarray:
+        return np.repeat(distribution(("As", 0.95))[None], len(views[0]), axis=0)
+
+
+class SidedLocator(CountingLocator):
+    """Finds ``boxes``, and ``extra`` too when it reads at ``side``."""
+
+    def __init__(self, boxes: np.ndarray, extra: np.ndarray, side: int) -> None:
+        super().__init__(boxes)
+        self.extra, self.extra_side = extra, side
+
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
+        found = super().predict(image, conf, iou, max_det, side)
+        if side != self.extra_side:
+            return found
+        n = len(self.extra)
+        return Detections(np.concatenate([found.xyxy, self.extra.astype(np.float32)]),
+                          np.full(len(found) + n, 0.9, np.float32),
+                          np.zeros(len(found) + n, np.int64), self.names)
+
+
+@pytest.mark.parametrize(("whole_from", "sides", "kept"), [
+    (7, [None, 1612, 2048], 7),  # the 1.5 pass finds the seventh index: made whole, stops
+    (99, [None, 1612, 2048, 1209], 7),  # never whole: every scale is read
+    (6, [None, 1612], 6),  # whole at once: no pass more, nor the table detector
+])
+def test_a_short_reading_is_read_again_at_other_scales(
+        whole_from: int, sides: list[int | None], kept: int) -> None:
+    # photo_short_scales: a reading still short after both detectors reads the photo again
+    # at each scale times the side it was read at (1612 here; within max_pass_side 2048),
+    # until it reads whole; what only such a pass found counts when named surely.
+    image = np.zeros((3024, 4032, 3), np.uint8)
+    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
+    hands = SidedLocator(boxes, np.array([[100, 900, 140, 960]], float), 2048)
+
+    info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
+                               photo_tight_margin=0.0, photo_uses_table_detector=True,
+                               photo_table_when_short=True, photo_short_scales=(1.5, 0.75))
+    tables = CountingLocator(boxes)
+    reader = CardDetector(info, locator=hands, table_locator=tables)
+    reader.photo_classifier = SureAce()  # type: ignore[assignment]
+    found = reader.detect(image, "photo", lambda named: len(named) >= whole_from)
+    assert hands.sides == sides
+    assert tables.sides == ([] if whole_from == 6 else [1612])
+    assert len(found) == kept
+
+
+class TurnedLocator(CountingLocator):
+    """Finds ``boxes``, and, in the photo turned a quarter (``np.rot90``), those and
+    ``extra`` too, turned (both given in the photo's own pixels)."""
+
+    def __init__(self, boxes: np.ndarray, extra: np.ndarray, width: int) -> None:
+        super().__init__(boxes)
+        # (x, y) of the photo lies at (y, width - x) in the turned photo.
+        x1, y1, x2, y2 = np.concatenate([boxes, extra]).T
+        self.turned = np.stack([y1, width - x2, y2, width - x1], axis=1)
+
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
+        self.sides.append(side)
+        boxes = self.turned if image.shape[0] > image.shape[1] else self.boxes
+        n = len(boxes)
+        return Detections(boxes.astype(np.float32), np.full(n, 0.9, np.float32),
+                          np.zeros(n, np.int64), self.names)
+
+
+def test_a_short_reading_is_read_again_turned_a_quarter() -> None:
+    # A negative scale reads the photo turned a quarter, and its boxes come back in the
+    # photo's own pixels (a box found there where the first passes found nothing counts).
+    image = np.zeros((3024, 4032, 3), np.uint8)
+    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
+    extra = np.array([[100, 900, 140, 960]], float)
+    hands = TurnedLocator(boxes, extra, 4032)
+
+    info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
+                               photo_tight_margin=0.0, photo_uses_table_detector=False,
+                               photo_short_scales=(-1.0,))
+    reader = CardDetector(info, locator=hands)
+    reader.photo_classifier = SureAce()  # type: ignore[assignment]
+    found = reader.detect(image, "photo", lambda named: len(named) >= 7)
+    assert hands.sides == [None, 1612, 1612]
+    assert len(found) == 7
+    assert found.xyxy[-1].tolist() == extra[0].tolist()
+
+
+def test_the_shipped_settings_read_short_photos_again_and_bad_scales_are_refused() -> None:
+    from vision.detector import ModelError
+
+    info = default_model()
+    assert info.photo_table_when_short and info.photo_short_scales
+    for bad in ((0.0,), (1.5, 5.0)):
+        with pytest.raises(ModelError, match=r"photo_short_scales .*above 0 and up to 4"):
+            dataclasses.replace(info, photo_short_scales=bad)
 
 
 def test_of_two_boxes_of_one_index_the_surer_reading_stays() -> None:

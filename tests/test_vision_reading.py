@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -117,7 +118,8 @@ class FakeDetector:
     def __init__(self, found: Detections) -> None:
         self.found = found
 
-    def detect(self, image: np.ndarray, mode: str = "photo") -> Detections:
+    def detect(self, image: np.ndarray, mode: str = "photo",
+               complete: object = None) -> Detections:
         return self.found
 
 
@@ -138,6 +140,33 @@ def _jpeg(image: Image.Image, **kwargs: object) -> bytes:
     buffer = io.BytesIO()
     image.save(buffer, format="JPEG", **kwargs)
     return buffer.getvalue()
+
+
+class JudgedDetector(FakeDetector):
+    """Records what ``read_image``'s judge says of the corners it finds."""
+
+    def __init__(self, found: Detections) -> None:
+        super().__init__(found)
+        self.judged: list[bool | None] = []
+
+    def detect(self, image: np.ndarray, mode: str = "photo",
+               complete: Callable[[Detections], bool] | None = None) -> Detections:
+        self.judged.append(None if complete is None else complete(self.found))
+        return self.found
+
+
+def test_the_reading_says_whether_the_corners_read_the_photo_whole() -> None:
+    # A hand read whole is 13 cards, none of them twice; 12, or a card seen twice, falls
+    # short; a photo of unknown count (a table) is never judged.
+    image = np.zeros((100, 100, 3), np.uint8)
+    hand = _rows_layout(0)
+    twice = [*hand[:12], (hand[0][0], 900.0, 900.0)]
+    for items, expect, judged in ((hand, 13, True), (hand[:12], 13, False),
+                                  (twice, 13, False), (hand[:12], 12, True),
+                                  (hand, None, None)):
+        detector = JudgedDetector(detections(items))
+        read_image(image, detector, expect=expect)
+        assert detector.judged == [judged], (len(items), expect)
 
 
 def test_exif_orientation_is_applied() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
@@ -183,6 +184,19 @@ class ModelInfo:
     # alone first, and its others only for a corner that leaves unsure: most of a photo's
     # corners are named surely from one crop (models/README.md, "Session 40").
     photo_early_views: bool = False
+    # Photo mode, with ``photo_uses_table_detector``, reads the table detector only where
+    # the reading without it falls short: the caller says how many cards the photo holds
+    # (a hand: 13), and that many are not read, or a card is read twice. A photo read
+    # whole and clean it can only give a card too many, and it costs a detector pass, a
+    # fifth of a 1280x960 photo's time on a slow host (models/README.md, "Session 43").
+    # A photo of unknown count (a table) always reads it.
+    photo_table_when_short: bool = False
+    # A photo of known count still short after both detectors is read again at each of
+    # these times the side it was read at, in turn, until it reads whole; a negative one
+    # reads the photo turned a quarter (a tilted card's index lies differently), at minus
+    # that. Only a photo that would be read wrong pays for them, and what they alone find
+    # counts when named surely (models/README.md, "Session 43"). (): not.
+    photo_short_scales: tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -225,6 +239,10 @@ class ModelInfo:
             if side != 0 and not 8 <= side <= CROP:
                 raise ModelError(f"cards.json: {name} {side}: choose 0 (crops as cut) or "
                                  f"8 to {CROP} pixels")
+        if any(scale == 0 or abs(scale) > 4 for scale in self.photo_short_scales):
+            raise ModelError(f"cards.json: photo_short_scales {list(self.photo_short_scales)}: "
+                             "each is a scale of the side a photo was read at, above 0 and up "
+                             "to 4 (negative: the photo turned a quarter, at that scale)")
         if not 0 <= self.early_sure <= 1:
             raise ModelError(f"cards.json: early_sure {self.early_sure} is a probability: "
                              "choose 0 (off) up to 1")
@@ -322,7 +340,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              int(settings.get("photo_second_soften_px", 0)),
                              int(settings.get("live_orientations", 2)),
                              float(settings.get("early_sure", 0.0)),
-                             bool(settings.get("photo_early_views", False)))
+                             bool(settings.get("photo_early_views", False)),
+                             bool(settings.get("photo_table_when_short", False)),
+                             tuple(float(f) for f in settings.get("photo_short_scales", [])))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -461,6 +481,15 @@ def _either(first: Detections, second: Detections, iou: float) -> Detections:
     return Detections(xyxy[chosen], confidence[chosen], class_id[chosen], first.names)
 
 
+def _turned_back(found: Detections, width: int) -> Detections:
+    """Boxes found in ``np.rot90`` of a photo ``width`` pixels wide, in the photo's own
+    pixels (its pixel (x, y) lies at (y, width - 1 - x) turned)."""
+    x1, y1, x2, y2 = found.xyxy.T
+    xyxy = np.stack([width - y2, x1, width - y1, x2], axis=1).astype(found.xyxy.dtype)
+    return Detections(xyxy, found.confidence, found.class_id, found.names,
+                      found.class_probabilities)
+
+
 def _joined(found: Detections, more: Detections) -> Detections:
     """The boxes of both, overlapping or not (with their names' probabilities, when both
     have them)."""
@@ -566,21 +595,31 @@ class CardDetector:
                              "them: it needs the corner classifier (models/"
                              "corner-classifier.onnx)")
 
-    def detect(self, image: np.ndarray, mode: Mode = "photo") -> Detections:
-        """``image``: RGB uint8 (H, W, 3). ``mode``: see ``Mode``."""
+    def detect(self, image: np.ndarray, mode: Mode = "photo",
+               complete: Callable[[Detections], bool] | None = None) -> Detections:
+        """``image``: RGB uint8 (H, W, 3). ``mode``: see ``Mode``. ``complete``: whether
+        named corners already read the photo whole (``vision.pipeline.read_image`` knows
+        how many cards it holds); with ``photo_table_when_short``, photo mode then spares
+        the table detector's pass."""
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         threshold = self.info.detector_threshold
         found = self.locator.predict(image, threshold, self.info.iou)
         more: Detections | None = None  # table mode: the table detector's boxes
+        table: CornerLocator | None = None
+        sized: dict[str, int] = {}
+        light_on_dark = False
         if mode != "live":
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
             sized = {} if side is None else {"side": side}
             light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, **sized)
+            # In photo mode the table detector may wait until the corners are named.
+            waits = mode == "photo" and self.info.photo_table_when_short and \
+                complete is not None and self.classifier is not None
             table = self.table_locator() if self.info.reads_table_detector(mode) else None
-            if table is not None:
+            if table is not None and not waits:
                 more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
             if light_on_dark:
                 # The detector finds a black deck's gold indices far better in the photo's
@@ -613,6 +652,9 @@ class CardDetector:
                                       if mode == "photo" else None)
 
         named = name(found, self.text_reader)
+        if more is None and table is not None and mode == "photo" and complete is not None \
+                and not complete(named):
+            more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
         if more is not None:
             # The text reader reads the added boxes only where it read the photo's own.
             text_reader = None if named.class_probabilities is not None and \
@@ -635,6 +677,46 @@ class CardDetector:
                                             named.xyxy[named.confidence >= SURE_NAME])],
                              text_reader)
             named = _joined(named, added)
+        if mode == "photo" and complete is not None and self.info.photo_short_scales:
+            read_at = sized.get("side") or self.info.imgsz
+            named = self._read_short_again(image, named, read_at, light_on_dark, complete,
+                                           name)
+        return named
+
+    def _read_short_again(self, image: np.ndarray, named: Detections, read_at: int,
+                          light_on_dark: bool, complete: Callable[[Detections], bool],
+                          name: Callable[[Detections, TextReader | None], Detections]
+                          ) -> Detections:
+        """A reading still short after both detectors: the photo read again at each of
+        ``photo_short_scales`` times the side it was read at (within the photo's own
+        pixels and ``max_pass_side``), until it reads whole. Like the table detector's,
+        the boxes these passes alone find count when named surely (``faint_class_conf``).
+        Only a photo that would be read wrong anyway pays for them."""
+        longest = max(image.shape[:2])
+        ceiling = min(longest, self.info.max_pass_side)
+        read = [read_at]
+        threshold = self.info.detector_threshold
+        for scale in self.info.photo_short_scales:
+            if complete(named):
+                break
+            turned = scale < 0  # a negative scale: the photo turned a quarter, at -scale
+            side = int(min(max(read_at * abs(scale), self.info.imgsz), ceiling))
+            if not turned and any(abs(side - done) <= done / 6 for done in read):
+                continue
+            read.append(side)
+            seen = np.ascontiguousarray(np.rot90(image)) if turned else image
+            found = self.locator.predict(seen, threshold, self.info.iou, side=side)
+            if light_on_dark:
+                found = _either(found, self.locator.predict(255 - seen, threshold,
+                                                            self.info.iou, side=side),
+                                self.info.iou)
+            if turned:
+                found = _turned_back(found, image.shape[1])
+            found = found[~_covered(found.xyxy, named.xyxy)]
+            if len(found) == 0:
+                continue
+            added = name(found, None)
+            named = _joined(named, added[added.confidence >= self.info.faint_class_conf])
         return named
 
     def table_locator(self) -> CornerLocator | None:

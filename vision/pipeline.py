@@ -9,6 +9,7 @@ Whole tables are read in ``TABLE_PHOTO_MODE``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -37,7 +38,8 @@ LIVE_SIDE = 1280
 
 
 class Detector(Protocol):
-    def detect(self, image: np.ndarray, mode: Mode = "photo") -> Detections: ...
+    def detect(self, image: np.ndarray, mode: Mode = "photo",
+               complete: Callable[[Detections], bool] | None = None) -> Detections: ...
 
 
 @dataclass
@@ -77,9 +79,15 @@ def count_warnings(count: int, expect: int | None) -> list[str]:
 
 def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
                expect: int | None = HAND_SIZE, mode: Mode = "photo") -> PhotoReading:
-    detections = detector.detect(image, mode)
-    merged = merge_corners(detections, expect=expect,
-                           **getattr(detector, "reading_settings", {}))
+    settings = getattr(detector, "reading_settings", {})
+
+    def complete(detections: Detections) -> bool:
+        # The photo read whole: as many cards as it holds, none of them twice.
+        merged = merge_corners(detections, expect=expect, **settings)
+        return len(merged.cards) == expect and not merged.warnings
+
+    detections = detector.detect(image, mode, complete if expect is not None else None)
+    merged = merge_corners(detections, expect=expect, **settings)
     cards = merged.cards
     # The count first: the cards read but left in doubt ("maybe ...") explain it.
     warnings = count_warnings(len(cards), expect) + merged.warnings

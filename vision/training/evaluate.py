@@ -176,13 +176,16 @@ def group_of(data: Path, by: str) -> dict[str, str]:
 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
-             by: str | None = None, mode: str = "photo", fates: bool = False) -> Scores:
+             by: str | None = None, mode: str = "photo", fates: bool = False,
+             expect: int | str | None = None) -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
     (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
     under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``. ``fates``: tally
     where each missed card was lost (``missed_card_fate``), in the result's ``fates``, and
     where each card read but not there was read (``wrong_card_fate``), in its
-    ``wrong_fates``."""
+    ``wrong_fates``. ``expect``: how many cards the reader is told each photo holds, as
+    ``cpoker detect --expect`` tells it (a hand: 13), or ``"labelled"``: as many as its
+    labels name (a user who says how many cards they photographed); None: not told."""
     names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
@@ -194,7 +197,8 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         start = time.perf_counter()
         try:
             reading = read_photo(image_path, detector, str(image_path),  # type: ignore[arg-type]
-                                 expect=None, mode=mode)  # type: ignore[arg-type]
+                                 expect=len(expected) if expect == "labelled" else expect,
+                                 mode=mode)  # type: ignore[arg-type]
         except PhotoError:
             continue
         seconds = time.perf_counter() - start
@@ -219,6 +223,19 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             scores.groups.setdefault(key, Scores()).add(image_path.name, found, expected,
                                                         seconds)
     return scores
+
+
+def _expected_count(text: str) -> int | str | None:
+    if text == "labelled":
+        return text
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of cards or labelled") \
+            from None
+    if count < 0:
+        raise argparse.ArgumentTypeError(f"{count}: a number of cards is 0 (not told) or more")
+    return count or None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,6 +290,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--soften-px", type=int, default=None,
                         help="live mode: the side each crop is softened to before the "
                              "classifier reads it; 0 reads it as cut (default: shipped)")
+    parser.add_argument("--expect", type=_expected_count, default=None,
+                        help="how many cards the reader is told each photo holds: a number "
+                             "(a hand: 13, as cpoker detect tells it; 0: not told), or "
+                             "labelled: as many as the photo's labels name (default: not "
+                             "told)")
     add_photo_options(parser)
     parser.add_argument("--fates", action="store_true",
                         help="also say where each missed card was lost, and where each card "
@@ -308,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
-                      args.by, args.mode, args.fates)
+                      args.by, args.mode, args.fates, args.expect)
     # The table detector joins photo mode too where the shipped settings say so, and
     # --weights alone leaves it out: readings compare only at the same pair of detectors.
     result = {"data": str(args.data), "weights": str(info.weights),
@@ -316,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
               if info.reads_table_detector(args.mode) else None,
               "classifier": str(info.classifier),
               "photo_classifier": str(info.photo_classifier or info.classifier),
-              "shots": args.shots, "mode": args.mode,
+              "shots": args.shots, "mode": args.mode, "expect": args.expect,
               **scores.to_dict()}
     if args.by:
         result["by"] = args.by

@@ -36,6 +36,13 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
                                        "box shows an index"),
     ("--photo-uses-table-detector", _yes_or_no, None, "yes: read with the table detector too "
                                                       "(no: not)"),
+    ("--photo-table-when-short", _yes_or_no, None, "yes: read with the table detector only "
+                                                   "where the reading without it is short of "
+                                                   "the cards expected or reads one twice "
+                                                   "(no: in every photo)"),
+    ("--photo-short-scales", float, "*", "a photo still short of its cards after both "
+                                         "detectors is read again at these times the side "
+                                         "it was read at"),
     ("--photo-tight-margin", float, None, "the margin unsure corners are read again at; 0 "
                                           "does not"),
     ("--photo-tight-share", float, None, "that tight reading's share of the whole"),
@@ -71,7 +78,7 @@ def add_photo_options(parser: argparse.ArgumentParser, note: str = "") -> None:
 def photo_changes(args: argparse.Namespace) -> dict[str, Any]:
     """The ``ModelInfo`` fields the photo options given set, for ``dataclasses.replace``."""
     changes = {name: getattr(args, name) for name in PHOTO_OPTIONS}
-    for name in ("photo_margins", "photo_view_weights"):
+    for name in ("photo_margins", "photo_view_weights", "photo_short_scales"):
         if changes[name] is not None:
             changes[name] = tuple(changes[name])
     return {name: value for name, value in changes.items() if value is not None}
