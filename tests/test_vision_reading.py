@@ -222,6 +222,31 @@ def test_a_doubtful_card_is_offered_when_cards_are_missing() -> None:
     assert sorted(c.card for c in merged.cards) == ["As", "Kd"]
 
 
+def test_a_card_too_many_seen_in_one_corner_is_set_aside() -> None:
+    # As seen in two corners; Kd, Qh and Jc in one each, Qh the least sure. Told 3, the
+    # reading sets Qh aside with a warning and keeps it among the doubtful cards; told 2,
+    # the two least sure lone cards; told nothing, or 4, nothing is set aside.
+    found = detections([("As", 100, 100), ("As", 160, 190), ("Kd", 400, 100),
+                        ("Qh", 700, 100), ("Jc", 900, 100)])
+    found = Detections(found.xyxy, np.array([0.9, 0.9, 0.95, 0.6, 0.7], np.float32),
+                       found.class_id, found.names)
+    merged = merge_corners(found, expect=3)
+    assert sorted(c.card for c in merged.cards) == ["As", "Jc", "Kd"]
+    assert [c.card for c in merged.doubtful] == ["Qh"]
+    assert merged.warnings == ["Qh, seen in one corner, was set aside as a card too many: "
+                               "check it"]
+    assert sorted(c.card for c in merge_corners(found, expect=2).cards) == ["As", "Kd"]
+    for expect in (None, 4):
+        assert len(merge_corners(found, expect=expect).cards) == 4
+    # Told 1, every lone card is set aside, least sure first in the warnings; told
+    # nothing, none.
+    image = np.zeros((100, 100, 3), np.uint8)
+    told_one = read_image(image, FakeDetector(found), expect=1)
+    assert [c.card for c in told_one.cards] == ["As"]
+    assert [w.split(",")[0] for w in told_one.warnings] == ["Qh", "Jc", "Kd"]
+    assert len(read_image(image, FakeDetector(found), expect=None).cards) == 4
+
+
 def test_the_count_warning_comes_before_the_cards_offered() -> None:
     items = _rows_layout(0)[:13]
     found = detections(items)

@@ -457,6 +457,8 @@ ERROR_SHAPES: list[tuple[str, str]] = [
      r"(?P<confidence>\S+), too unsure to count; check it and add the card if it is there",
      N_("maybe {card}: one corner near ({x}, {y}) reads {card} at {confidence}, too unsure "
         "to count; check it and add the card if it is there")),
+    (r"(?P<card>\S+), seen in one corner, was set aside as a card too many: check it",
+     N_("{card}, seen in one corner, was set aside as a card too many: check it")),
     (r"(?P<photo>.+) is not an image we can read: use a JPEG or PNG photo",
      N_("the photo is not an image we can read: use a JPEG or PNG photo")),
     (r"(?P<photo>.+) cannot be read \((?P<why>.+)\): use a JPEG or PNG photo",
