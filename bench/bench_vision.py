@@ -38,6 +38,7 @@ from photo_files import photo_files  # noqa: E402
 
 from vision.detector import MODES, CardDetector  # noqa: E402
 from vision.pipeline import read_photo  # noqa: E402
+from vision.training.labels import label_path  # noqa: E402
 
 
 def main() -> int:
@@ -82,10 +83,7 @@ def main() -> int:
 def labelled_cards(photo: Path) -> int:
     """How many cards a rendered photo's label file names (``images/SPLIT/NAME.jpg`` ->
     ``labels/SPLIT/NAME.txt``, one line a corner index, its card first)."""
-    parts = list(photo.parts)
-    where = len(parts) - 1 - parts[::-1].index("images")
-    labels = Path(*parts[:where], "labels", *parts[where + 1:]).with_suffix(".txt")
-    lines = labels.read_text().split("\n")
+    lines = label_path(photo).read_text().split("\n")
     return len({line.split()[0] for line in lines if line.strip()})
 
 

@@ -609,27 +609,20 @@ class CardDetector:
         table: CornerLocator | None = None
         sized: dict[str, int] = {}
         light_on_dark = False
+        waits = False  # photo mode: the table detector waits until the corners are named
         if mode != "live":
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
             sized = {} if side is None else {"side": side}
             light_on_dark = printed_light_on_dark(image, found)
             if side is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, **sized)
-            # In photo mode the table detector may wait until the corners are named.
             waits = mode == "photo" and self.info.photo_table_when_short and \
                 complete is not None and self.classifier is not None
             table = self.table_locator() if self.info.reads_table_detector(mode) else None
             if table is not None and not waits:
                 more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
             if light_on_dark:
-                # The detector finds a black deck's gold indices far better in the photo's
-                # negative (real-decks-dev's held-out black photos: 118 of 144 corners
-                # against 62; both together 121). Both are kept, so a light deck taken for
-                # a dark one loses nothing. The classifier reads the photo's own crops (it
-                # inverts those itself, vision.classifier).
-                negative = self.locator.predict(255 - image, threshold, self.info.iou,
-                                                **sized)
-                found = _either(found, negative, self.info.iou)
+                found = self._and_negative(image, found, sized)
         if self.classifier is None:
             if more is not None:
                 found = _joined(found, more)
@@ -652,8 +645,7 @@ class CardDetector:
                                       if mode == "photo" else None)
 
         named = name(found, self.text_reader)
-        if more is None and table is not None and mode == "photo" and complete is not None \
-                and not complete(named):
+        if waits and table is not None and complete is not None and not complete(named):
             more = table.predict(image, self.info.table_conf, self.info.iou, **sized)
         if more is not None:
             # The text reader reads the added boxes only where it read the photo's own.
@@ -683,6 +675,19 @@ class CardDetector:
                                            name)
         return named
 
+    def _and_negative(self, image: np.ndarray, found: Detections, sized: dict[str, int]
+                      ) -> Detections:
+        """``found`` in ``image`` joined with the boxes found in its negative.
+
+        The detector finds a black deck's gold indices far better in the photo's negative
+        (real-decks-dev's held-out black photos: 118 of 144 corners against 62; both
+        together 121). Both are kept, so a light deck taken for a dark one loses nothing.
+        The classifier reads the photo's own crops (it inverts those itself,
+        vision.classifier)."""
+        negative = self.locator.predict(255 - image, self.info.detector_threshold,
+                                        self.info.iou, **sized)
+        return _either(found, negative, self.info.iou)
+
     def _read_short_again(self, image: np.ndarray, named: Detections, read_at: int,
                           light_on_dark: bool, complete: Callable[[Detections], bool],
                           name: Callable[[Detections, TextReader | None], Detections]
@@ -707,9 +712,7 @@ class CardDetector:
             seen = np.ascontiguousarray(np.rot90(image)) if turned else image
             found = self.locator.predict(seen, threshold, self.info.iou, side=side)
             if light_on_dark:
-                found = _either(found, self.locator.predict(255 - seen, threshold,
-                                                            self.info.iou, side=side),
-                                self.info.iou)
+                found = self._and_negative(seen, found, {"side": side})
             if turned:
                 found = _turned_back(found, image.shape[1])
             found = found[~_covered(found.xyxy, named.xyxy)]

@@ -195,8 +195,9 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     if expect is not None and len(readings) > expect:
         # A hand of ``expect`` cards read with more: the least sure cards seen in one corner
         # alone are the strays (a pip or court art named surely, a neighbour's index read
-        # twice), as a table's seat judges them (vision.table). Measured (session 43):
-        # every such photo of the rendered and real sets but two came out right.
+        # twice), as a table's seat judges them (vision.table). Measured (session 43,
+        # models/README.md): 12 photos more right over the rendered and real-deck sets, and
+        # two true cards set aside, each in a photo already wrong.
         lone = sorted((r for r in readings if r.corners == 1), key=lambda r: r.confidence)
         set_aside = lone[:len(readings) - expect]
         readings = [r for r in readings if all(r is not aside for aside in set_aside)]
