@@ -59,10 +59,12 @@ def _stored(home: Path) -> list[str]:
 # --- ordering ------------------------------------------------------------------------------
 
 def _grid_boxes(rows: tuple[int, ...], turn: float, rng: np.random.Generator,
-                hide: frozenset[int] = frozenset()) -> tuple[np.ndarray, list[int]]:
+                hide: frozenset[int] = frozenset(), index_height: float = 24.0
+                ) -> tuple[np.ndarray, list[int]]:
     """Corner boxes of cards 0..12 laid out like text (each card's top-left and
     bottom-right index), turned by ``turn`` degrees, rows uneven; ``hide``: cards whose
-    lower corner is not seen. Returns the boxes and each box's card, shuffled."""
+    lower corner is not seen; ``index_height``: each index box's height (the card is 180
+    high). Returns the boxes and each box's card, shuffled."""
     boxes, owners = [], []
     t = math.radians(turn)
     rotation = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
@@ -75,7 +77,7 @@ def _grid_boxes(rows: tuple[int, ...], turn: float, rng: np.random.Generator,
                 if k == 1 and card in hide:
                     continue
                 cx, cy = rotation @ np.array([x0 + dx, y0 + dy])
-                boxes.append((cx - 6, cy - 12, cx + 6, cy + 12))
+                boxes.append((cx - 6, cy - index_height / 2, cx + 6, cy + index_height / 2))
                 owners.append(card)
             card += 1
     order = rng.permutation(len(boxes))
@@ -94,6 +96,15 @@ def test_cards_are_read_like_text(rows: tuple[int, ...], turn: float,
     cards = order_cards(boxes, expect=13)
     assert [[owners[i] for i in card.corners] for card in cards] == [
         [k] * (1 if k in hide else 2) for k in range(13)]
+
+
+@pytest.mark.parametrize("turn", [0.0, 5.0])
+def test_a_jumbo_index_deck_is_read_like_text(turn: float) -> None:
+    # Jumbo indices, two fifths of the card's height: a card's two corners lie under two
+    # index heights apart (1.95 on kennard-jumbo), and were taken for two cards.
+    boxes, owners = _grid_boxes((5, 5, 3), turn, np.random.default_rng(2), index_height=72.0)
+    cards = order_cards(boxes, expect=13)
+    assert [[owners[i] for i in card.corners] for card in cards] == [[k, k] for k in range(13)]
 
 
 # --- learning --------------------------------------------------------------------------------

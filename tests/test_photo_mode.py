@@ -236,10 +236,11 @@ class CountingLocator:
                           np.zeros(n, np.int64), self.names)
 
 
-def _reader(boxes: np.ndarray) -> tuple[CardDetector, CountingLocator]:
+def _reader(boxes: np.ndarray, first_look: float = 0.0
+            ) -> tuple[CardDetector, CountingLocator]:
     locator = CountingLocator(boxes)
     info = dataclasses.replace(default_model(), classifier=None, photo_index_px=24.0,
-                               max_pass_side=2048)
+                               max_pass_side=2048, photo_first_look=first_look)
     return CardDetector(info, locate_only=True, locator=locator), locator
 
 
@@ -278,6 +279,33 @@ def test_photo_mode_with_no_corners_found_reads_at_full_size_within_the_cap() ->
     reader, locator = _reader(np.zeros((0, 4)))
     reader.detect(np.zeros((3024, 4032, 3), np.uint8))
     assert locator.sides == [None, 2048]
+
+
+def test_a_first_look_at_a_smaller_side_only_measures_the_indices() -> None:
+    from vision.detector import ModelError
+
+    # Indices 80 px tall in a 1280x960 photo, looked at a quarter of its size (320): read
+    # at the network's size (None), which is large enough for them.
+    large = np.array([[100 + 200 * k, 300, 150 + 200 * k, 380] for k in range(6)], float)
+    reader, locator = _reader(large, first_look=0.25)
+    reader.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert locator.sides == [320, None]
+    # 12 px indices: read at the photo's own size, as after a first look at 640.
+    small = np.array([[100 + 80 * k, 300, 108 + 80 * k, 312] for k in range(6)], float)
+    reader, locator = _reader(small, first_look=0.25)
+    reader.detect(np.zeros((960, 1280, 3), np.uint8))
+    assert locator.sides == [320, 1280]
+    # A phone photo's quarter is past the network's size: looked at 640, as without it.
+    locator.sides.clear()
+    reader.detect(np.zeros((3024, 4032, 3), np.uint8))
+    assert locator.sides[0] is None
+    # A frame no larger than the network's input is read at once; live mode never looks.
+    locator.sides.clear()
+    reader.detect(np.zeros((480, 640, 3), np.uint8))
+    reader.detect(np.zeros((960, 1280, 3), np.uint8), "live")
+    assert locator.sides == [None, None]
+    with pytest.raises(ModelError, match=r"photo_first_look 1\.5"):
+        dataclasses.replace(default_model(), photo_first_look=1.5)
 
 
 def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> None:

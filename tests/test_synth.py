@@ -206,6 +206,15 @@ def test_index_finder_takes_a_wide_ten_whole() -> None:
     assert find_corner(_card([one, zero, suit])) == (16, 28, 77, 170)
 
 
+def test_a_jumbo_ten_takes_its_glyph_gap() -> None:
+    # kennard-jumbo's Ts: "1" and "0" 11 pixels apart on a 286-pixel card, past the usual
+    # step (0.035 of the width, 10 pixels); its source's glyph_gap (0.05) joins them.
+    one, zero, suit = (14, 17, 21, 95), (32, 14, 64, 98), (18, 110, 60, 168)
+    card = _card([one, zero, suit], width=286)
+    assert find_corner(card) == one
+    assert find_corner(card, glyph_gap=0.05) == (14, 14, 64, 168)
+
+
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_every_layout_labels_only_cards_it_placed(layout: str, cache: Path) -> None:
     deck = load_deck(PROCEDURAL, cache)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -473,6 +474,31 @@ def test_a_seat_sets_aside_a_card_too_many_read_unsurely_in_two_corners() -> Non
     sure = _phantom_between_rows(table, 0, unused, WEAK_PAIR_CONF, 2)
     seat = seat_of(group_table([*table.cards, sure], table.size), unused)
     assert seat.set_aside == [] and len(seat.cards) == 14
+
+
+def test_a_jumbo_index_seat_sets_aside_its_stray_by_its_cards_placed_half_a_card_off(
+        ) -> None:
+    # A rendered table of a jumbo-index deck as the reader read it (the file says how):
+    # the 10 of diamonds' upper index, half under the next row, read as 5d at 0.88, makes
+    # the seat 14. Its 13 true cards, most seen in one corner, lie in clean rows only with
+    # their corners placed where their cards' centres are; at their corners they did not,
+    # and the seat kept all 14 (session 44).
+    record = json.loads((Path(__file__).parent / "data" / "tables" /
+                         "jumbo-reading-seed15-3.json").read_text())
+
+    def reading(c: dict) -> CardReading:
+        return CardReading(c["card"], c["confidence"], tuple(c["box"]), c["corners"],
+                           tuple(tuple(p) for p in c["points"]))
+
+    table = group_table([reading(c) for c in record["cards"]], tuple(record["size"]),
+                        doubtful=[reading(c) for c in record["doubtful"]])
+    seat = seat_of(table, "Td")
+    assert [c.card for c in seat.set_aside] == ["5d"] and seat.rows is not None
+    truth = next(rows for rows in record["truth"] if "Td" in rows["front"])
+    assert {r: set(c) for r, c in seat.rows.to_dict().items()} == \
+        {r: set(c) for r, c in truth.items()}
+    assert seat.warnings == [f"seat {seat.number}: 5d, seen in one corner, was set aside as "
+                             "a card too many: check it"]
 
 
 def test_a_seat_keeps_a_card_too_many_it_cannot_tell_from_the_rest() -> None:

@@ -486,6 +486,13 @@ def _now() -> str:
 
 # --- ordering the corners of a calibration photo -----------------------------------------
 
+# How far apart a card's two corner indices lie, in index heights. A jumbo index is about
+# two fifths of its card's height, so its corners lie under two index heights apart
+# (kennard-jumbo: 1.95); the floor was 3 until session 44, and every calibration photo of
+# such a deck was refused as 26 cards.
+PAIR_SPAN = (1.5, 30.0)
+
+
 @dataclass(frozen=True)
 class CardCorners:
     """One card of a calibration photo: its corner boxes (indexes into the detections)
@@ -511,7 +518,7 @@ def pair_offsets(centers: np.ndarray, height: float, names: Sequence[str] | None
                 continue
             length = float(np.hypot(*d))
             angle = math.degrees(math.atan2(d[1], d[0]))
-            if 3 * height <= length <= 30 * height and 25 <= angle <= 85:
+            if PAIR_SPAN[0] * height <= length <= PAIR_SPAN[1] * height and 25 <= angle <= 85:
                 offsets.append(d)
                 weights.append(2.0 if names is not None and names[i] == names[j] else 1.0)
     if len(offsets) < 3:

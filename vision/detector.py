@@ -197,6 +197,13 @@ class ModelInfo:
     # that. Only a photo that would be read wrong pays for them, and what they alone find
     # counts when named surely (models/README.md, "Session 43"). (): not.
     photo_short_scales: tuple[float, ...] = ()
+    # Photo mode's first look only measures the indices (``photo_side``). With this share
+    # (0 to 1), a photo whose longer side times it is under the network's size is first
+    # looked at there, the indices at that share of their size, then read where they need
+    # it (the network's size at least): a 1280x960 photo is looked at 320 pixels wide, a
+    # phone photo of 4032 at the network's 640 as before. 0: the first look is at the
+    # network's size, and is the reading when that is the size the indices need.
+    photo_first_look: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -243,6 +250,10 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_short_scales {list(self.photo_short_scales)}: "
                              "each is a scale of the side a photo was read at, above 0 and up "
                              "to 4 (negative: the photo turned a quarter, at that scale)")
+        if not 0 <= self.photo_first_look < 1:
+            raise ModelError(f"cards.json: photo_first_look {self.photo_first_look} is a share "
+                             "of a photo's longer side: choose 0 (the network's size) up to "
+                             "below 1")
         if not 0 <= self.early_sure <= 1:
             raise ModelError(f"cards.json: early_sure {self.early_sure} is a probability: "
                              "choose 0 (off) up to 1")
@@ -342,7 +353,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("early_sure", 0.0)),
                              bool(settings.get("photo_early_views", False)),
                              bool(settings.get("photo_table_when_short", False)),
-                             tuple(float(f) for f in settings.get("photo_short_scales", [])))
+                             tuple(float(f) for f in settings.get("photo_short_scales", [])),
+                             float(settings.get("photo_first_look", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -604,7 +616,8 @@ class CardDetector:
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         threshold = self.info.detector_threshold
-        found = self.locator.predict(image, threshold, self.info.iou)
+        look = self._first_look_side(image, mode)
+        found = self.locator.predict(image, threshold, self.info.iou, side=look)
         more: Detections | None = None  # table mode: the table detector's boxes
         table: CornerLocator | None = None
         sized: dict[str, int] = {}
@@ -614,7 +627,7 @@ class CardDetector:
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
             sized = {} if side is None else {"side": side}
             light_on_dark = printed_light_on_dark(image, found)
-            if side is not None:
+            if side is not None or look is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, **sized)
             waits = mode == "photo" and self.info.photo_table_when_short and \
                 complete is not None and self.classifier is not None
@@ -727,6 +740,19 @@ class CardDetector:
         if self._table_locator is None and self.info.table_weights is not None:
             self._table_locator = _onnx_locator(self.info.table_weights)
         return self._table_locator
+
+    def _first_look_side(self, image: np.ndarray, mode: Mode) -> int | None:
+        """The side photo mode's first look reads ``image`` at, when not the network's own
+        (``ModelInfo.photo_first_look``): only a photo large enough that a reading pass may
+        follow is looked at smaller."""
+        share = self.info.photo_first_look
+        if mode == "live" or not share or not getattr(self.locator, "dynamic", False):
+            return None
+        longest = max(image.shape[:2])
+        if longest <= self.info.imgsz * 7 / 6:  # the first look is the reading
+            return None
+        side = max(round(longest * share), STRIDE)
+        return side if side < self.info.imgsz else None
 
     def photo_side(self, image: np.ndarray, first_look: Detections) -> int | None:
         """The longer side at which photo mode reads ``image``, from the corners a first

@@ -60,6 +60,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-soften-px", int, None, "the side each crop is softened to before the photo "
                                      "classifier reads it; 0 reads it as cut"),
     ("--photo-second-soften-px", int, None, "the same for the second classifier"),
+    ("--photo-first-look", float, None, "the share of its longer side a photo is first "
+                                        "looked at, to measure its indices, when under the "
+                                        "network's size; 0: the network's size"),
     ("--photo-early-views", _yes_or_no, None, "yes: read a corner's first crop alone "
                                               "first, its others only when that leaves it "
                                               "unsure (no: all of them)"),

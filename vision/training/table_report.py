@@ -193,9 +193,16 @@ def _numbered(seats: list[dict[str, list[str]]],
     return [seats[i] for i in order]
 
 
-def held_out_decks() -> list[Deck]:
-    """The held-out designs' art (none, with a message on stderr, when not cached)."""
-    decks = [load_deck(name) for name in available_decks("val")]
+def held_out_decks(names: list[str] | None = None) -> list[Deck]:
+    """The held-out designs' art (default: every deck of role val), none with a message on
+    stderr when not cached."""
+    cached = available_decks()
+    missing = [name for name in names or () if name not in cached]
+    if missing:
+        print(f"decks not cached: {' '.join(missing)} (cached: {' '.join(cached)}); run "
+              "python -m vision.training.synth.decks fetch", file=sys.stderr)
+        return []
+    decks = [load_deck(name) for name in names or available_decks("val")]
     if not decks:
         print("no held-out decks cached: run python -m vision.training.synth.decks fetch",
               file=sys.stderr)
@@ -292,6 +299,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=40, help="table scenes to render")
     parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--decks", nargs="+", default=None,
+                        help="the decks the tables are drawn with (default: every held-out "
+                        "one, role val; the jumbo-index probes are named here)")
     parser.add_argument("--reader", action="store_true",
                         help="also read each scene through the shipped reader (slow)")
     parser.add_argument("--square", type=int, default=0,
@@ -341,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
                      "--reader")
     saved = open(args.save_readings, "w") if args.save_readings else None  # noqa: SIM115
     rng = np.random.default_rng(args.seed)
-    decks = held_out_decks()
+    decks = held_out_decks(args.decks)
     if not decks:
         return 2
     frame = (args.square, args.square) if args.square else PHONE

@@ -68,7 +68,12 @@ class DeckSource:
     # of React SVG components named like "Sq", "H10": SVGR output)
     layout: str
     licence: str
-    role: str = "train"  # "train" or "val": val decks never appear in training scenes
+    # "train", "val" or "probe": val decks never appear in training scenes; probe decks
+    # neither, nor in the default val scenes (they are drawn when named: ``--val-decks``)
+    role: str = "train"
+    # How far apart (in card widths) two glyphs of one index may lie and still be joined:
+    # a jumbo index sets the "1" and "0" of its tens further apart than most decks.
+    glyph_gap: float = 0.035
 
 
 # Only decks whose indices use the Anglo-American ranks (A K Q J 10..2) and the four
@@ -119,6 +124,16 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
     # The same designs with blue diamonds and green clubs (the package MIT, the art CC0).
     DeckSource("kennard-4-color", "npm:@heruka_urgyen/react-playing-cards",
                "package/src/images/4color", "svg-dir", "CC0-1.0"),
+    # The same designs with jumbo indices ("big faces": the rank about twice as tall, the
+    # suit under it as large as a pip), the look of most plastic poker decks. Probes: held
+    # out of training and of the default val scenes, so the model card's rendered sets
+    # stay the sets it has always measured (session 44).
+    DeckSource("kennard-jumbo", "npm:@heruka_urgyen/react-playing-cards",
+               "package/src/images/2color-bf", "svg-dir", "CC0-1.0", role="probe",
+               glyph_gap=0.05),
+    DeckSource("kennard-jumbo-4-color", "npm:@heruka_urgyen/react-playing-cards",
+               "package/src/images/4color-bf", "svg-dir", "CC0-1.0", role="probe",
+               glyph_gap=0.05),
     # Chris Aguilar's vectorised cards (hand-optimised by Mike Hall): a serif rank over its
     # suit, a face no other deck here prints (session 23).
     DeckSource("aguilar", "npm:@younestouati/playing-cards-standard-deck", "package/cards",
@@ -352,20 +367,22 @@ def ink_mask(card: np.ndarray) -> np.ndarray:
     return (np.abs(rgb - paper).max(axis=2) > 70) & (inner > 0)
 
 
-def find_corner(card: np.ndarray) -> Box:
+def find_corner(card: np.ndarray, glyph_gap: float = 0.035) -> Box:
     """Box of the rank+suit index in the card's top-left corner.
 
     Ink is what differs from the card's paper colour. The index is the cluster of ink
     blobs that starts nearest the corner and grows by absorbing blobs close to it, so the
     pips and court frames further in stay out. Blobs reaching the search window's far
     edges (a frame line, court art) are not index glyphs and are dropped first.
+    ``glyph_gap``: how far (in card widths) a blob may lie beside the cluster and join it
+    (``DeckSource.glyph_gap``).
     """
     h, w = card.shape[:2]
     ink = ink_mask(card)
     blobs = _ink_blobs(ink, int(0.3 * w), int(0.36 * h))
     if not blobs:
         raise ValueError("no index ink found in the top-left corner")
-    gap_x, gap_y = 0.035 * w, 0.05 * h
+    gap_x, gap_y = glyph_gap * w, 0.05 * h
     cluster = min(blobs, key=lambda b: b[0] + b[1])
     grown = True
     while grown:
@@ -425,11 +442,11 @@ def _with_suit_below(cluster: Box, blobs: list[Box], card_width: int, card_heigh
     return (min(x0, suit[0]), y0, max(x1, suit[2]), suit[3])
 
 
-def find_corners(card: np.ndarray) -> tuple[Box, Box]:
+def find_corners(card: np.ndarray, glyph_gap: float = 0.035) -> tuple[Box, Box]:
     """Top-left and bottom-right index boxes (the latter found on the card turned 180°)."""
     h, w = card.shape[:2]
-    tl = find_corner(card)
-    x0, y0, x1, y1 = find_corner(card[::-1, ::-1])
+    tl = find_corner(card, glyph_gap)
+    x0, y0, x1, y1 = find_corner(card[::-1, ::-1], glyph_gap)
     return tl, (w - x1, h - y1, w - x0, h - y0)
 
 
@@ -496,7 +513,8 @@ def deck_dir(name: str, cache_dir: Path = CACHE) -> Path:
 
 def save_deck(name: str, cards: dict[str, Image.Image], meta: dict[str, object],
               cache_dir: Path = CACHE,
-              known_corners: dict[str, tuple[Box, Box]] | None = None) -> None:
+              known_corners: dict[str, tuple[Box, Box]] | None = None,
+              glyph_gap: float = 0.035) -> None:
     """Index every card's corners (or take ``known_corners``, where the caller drew
     them), then write the PNGs and ``meta.json``.
 
@@ -508,7 +526,7 @@ def save_deck(name: str, cards: dict[str, Image.Image], meta: dict[str, object],
     for card, image in cards.items():
         pixels = np.asarray(image)
         try:
-            tl, br = known_corners[card] if known_corners else find_corners(pixels)
+            tl, br = known_corners[card] if known_corners else find_corners(pixels, glyph_gap)
         except ValueError as error:
             raise ValueError(f"{name} {card}: {error}") from error
         corners[card] = [list(tl), list(br)]
@@ -554,7 +572,8 @@ def fetch(names: Iterable[str] | None = None, cache_dir: Path = CACHE,
             save_deck(name, cards, {"package": source.package,
                                     "version": versions[source.package],
                                     "file": source.path, "licence": source.licence,
-                                    "role": source.role}, cache_dir)
+                                    "role": source.role}, cache_dir,
+                      glyph_gap=source.glyph_gap)
         except subprocess.CalledProcessError as error:
             tqdm.write(f"skipped deck {name}: {error.stderr.decode(errors='replace').strip()}")
             continue
@@ -567,7 +586,7 @@ def fetch(names: Iterable[str] | None = None, cache_dir: Path = CACHE,
 
 
 def available_decks(role: str | None = None, cache_dir: Path = CACHE) -> list[str]:
-    """Cached decks, optionally only those of one role ("train", "val", "test")."""
+    """Cached decks, optionally only those of one role ("train", "val", "probe", "test")."""
     root = cache_dir / "decks"
     names = []
     for meta_path in sorted(root.glob("*/meta.json")):
@@ -631,7 +650,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = fetch(args.decks, force=args.force)
         print(f"{len(written)} decks in {CACHE / 'decks'}")
     elif args.command == "list":
-        for role in ("train", "val", "test"):
+        for role in ("train", "val", "probe", "test"):
             print(f"{role}: {' '.join(available_decks(role))}")
     else:
         preview(args.decks or available_decks(), args.out)
