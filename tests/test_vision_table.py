@@ -667,6 +667,9 @@ def test_table_report_keeps_rendered_scenes_and_reads_them_back(tmp_path) -> Non
     cache.save(1, scene)
     again = SceneCache(tmp_path, seed=5, count=2, frame=(40, 30))
     assert again.complete and not SceneCache(tmp_path, seed=6, count=2, frame=(40, 30)).complete
+    # Tables drawn with other decks (--decks) are other scenes.
+    assert not SceneCache(tmp_path, seed=5, count=2, frame=(40, 30), decks=["kde-standard"]
+                          ).complete
     loaded = again.load(1)
     assert np.array_equal(loaded.image, image)
     assert loaded.seats == scene.seats and loaded.boxes == scene.boxes

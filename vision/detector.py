@@ -200,9 +200,10 @@ class ModelInfo:
     # Photo mode's first look only measures the indices (``photo_side``). With this share
     # (0 to 1), a photo whose longer side times it is under the network's size is first
     # looked at there, the indices at that share of their size, then read where they need
-    # it (the network's size at least): a 1280x960 photo is looked at 320 pixels wide, a
-    # phone photo of 4032 at the network's 640 as before. 0: the first look is at the
-    # network's size, and is the reading when that is the size the indices need.
+    # it (the network's size at least): at a quarter, a 1280x960 photo is looked at 320
+    # pixels wide, a phone photo (decoded at MAX_SIDE, 2048) at 512. 0: the first look is
+    # at the network's size, and is the reading when that is the size the indices need.
+    # Measured at a quarter and 0.375, and left off (models/README.md, "Session 44").
     photo_first_look: float = 0.0
 
     def __post_init__(self) -> None:

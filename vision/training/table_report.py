@@ -1,7 +1,7 @@
 """How well a whole table is read: rendered table scenes of held-out decks, each seat
 checked for all 13 cards and its three rows exactly right.
 
-    python -m vision.training.table_report --count 40 [--seed 15] [--reader]
+    python -m vision.training.table_report --count 40 [--seed 15] [--decks NAME ...] [--reader]
         [--save-readings FILE] [--weights DETECTOR.onnx] [--classifier CLASSIFIER.onnx]
         [--photo-classifier CLASSIFIER.onnx]
         [--conf C] [--scenes DIR]
@@ -146,12 +146,14 @@ SCENES_VERSION = 2
 
 class SceneCache:
     """Rendered table scenes kept on disk (``--scenes``): scene ``i`` of a run (seed,
-    count, frame) as a lossless PNG and its truth as JSON, in a folder named for them and
-    ``SCENES_VERSION``. All or nothing: the scenes come from one random stream, so a run
-    missing any of them renders them all again."""
+    count, frame, and the decks when named: ``--decks``) as a lossless PNG and its truth as
+    JSON, in a folder named for them and ``SCENES_VERSION``. All or nothing: the scenes
+    come from one random stream, so a run missing any of them renders them all again."""
 
-    def __init__(self, folder: Path, seed: int, count: int, frame: tuple[int, int]) -> None:
-        self.folder = folder / (f"seed{seed}-count{count}-{frame[0]}x{frame[1]}"
+    def __init__(self, folder: Path, seed: int, count: int, frame: tuple[int, int],
+                 decks: list[str] | None = None) -> None:
+        named = f"-{'+'.join(decks)}" if decks else ""
+        self.folder = folder / (f"seed{seed}-count{count}-{frame[0]}x{frame[1]}{named}"
                                 f"-v{SCENES_VERSION}")
         self.folder.mkdir(parents=True, exist_ok=True)
         self.complete = all((self.folder / f"{i:03d}.json").exists() for i in range(count))
@@ -370,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     read_seconds: list[float] = []
     started = time.perf_counter()
     made = 0
-    kept = SceneCache(args.scenes, args.seed, args.count, frame) if args.scenes else None
+    kept = SceneCache(args.scenes, args.seed, args.count, frame, args.decks) \
+        if args.scenes else None
     while made < args.count:
         if kept is not None and kept.complete:
             scene = kept.load(made)
