@@ -42,6 +42,9 @@ from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of it
+# Two passes whose longer sides lie within this share of each other see the same indices
+# alike: photo mode reads a photo again only at a side further from those it read at.
+SAME_SIDE = 1 / 6
 # Table mode names the table detector's box on an index photo mode's detector boxed too
 # only when photo mode's box was named under this (``CardDetector.detect``): naming every
 # crop twice cost a whole table 1,153 ms against 701 in photo mode.
@@ -720,7 +723,7 @@ class CardDetector:
                 break
             turned = scale < 0  # a negative scale: the photo turned a quarter, at -scale
             side = int(min(max(read_at * abs(scale), self.info.imgsz), ceiling))
-            if not turned and any(abs(side - done) <= done / 6 for done in read):
+            if not turned and any(abs(side - done) <= done * SAME_SIDE for done in read):
                 continue
             read.append(side)
             seen = np.ascontiguousarray(np.rot90(image)) if turned else image
@@ -750,7 +753,7 @@ class CardDetector:
         if mode == "live" or not share or not getattr(self.locator, "dynamic", False):
             return None
         longest = max(image.shape[:2])
-        if longest <= self.info.imgsz * 7 / 6:  # the first look is the reading
+        if longest <= self.info.imgsz * (1 + SAME_SIDE):  # the first look is the reading
             return None
         side = max(round(longest * share), STRIDE)
         return side if side < self.info.imgsz else None
@@ -780,8 +783,8 @@ class CardDetector:
         # smaller, down to 320 px, the fanned close-ups of eval-1280 lost 5 to 14 points of
         # recall (measured 2026-11-23, shipped detector).
         side = int(min(max(wanted, first), ceiling))
-        # Within a sixth of the first look's size, a second pass would see the same.
-        return None if side <= first * 7 / 6 else side
+        # Within SAME_SIDE of the first look's size, a second pass would see the same.
+        return None if side <= first * (1 + SAME_SIDE) else side
 
     @property
     def reading_settings(self) -> dict[str, object]:

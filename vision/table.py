@@ -348,8 +348,9 @@ def _row_bands(cards: list[CardReading], centre: np.ndarray, radial: float,
     rows of ``tests/test_vision_table.py`` came out wrong without a warning in 16 seats of
     160, against 1 (session 44)."""
     points = np.array([c.center for c in cards], np.float64) - centre
-    choices = [(i, np.array([c.center, *c.corner_points], np.float64) - centre)
-               for i, c in enumerate(cards) if len(c.corner_points) > 1]
+    # Where each card may stand: its centre, then each corner it was seen in.
+    spots = [np.array([c.center, *c.corner_points], np.float64) - centre for c in cards]
+    choices = [(i, spots[i]) for i, c in enumerate(cards) if len(c.corner_points) > 1]
     best: tuple[float, float, list[list[int]], bool] | None = None
     if not choices or math.prod(len(options) for _, options in choices) > MAX_ROW_CHOICES:
         best = _best_bands(points, radial)
@@ -366,10 +367,9 @@ def _row_bands(cards: list[CardReading], centre: np.ndarray, radial: float,
     offset = _lone_offset(cards, radial) if lone_moves else None
     if offset is None:
         return best
-    options = [np.array([c.center, *c.corner_points], np.float64) - centre
-               if len(c.corner_points) > 1 else
-               np.array([c.center, np.add(c.center, offset), np.subtract(c.center, offset)],
-                        np.float64) - centre for c in cards]
+    options = [spot if len(spot) > 1 else np.array([spot[0], spot[0] + offset,
+                                                    spot[0] - offset])
+               for spot in spots]
     placed = np.array([o[0] for o in options])
     moved = _best_bands(placed, radial)
     for _ in range(LONE_PASSES):
