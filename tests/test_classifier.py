@@ -9,7 +9,7 @@ import pytest
 
 from vision.classifier import DEFAULT_WEIGHTS, CornerClassifier
 from vision.detector import CardDetector
-from vision.netinput import CROP, blanked, crop_square, softened
+from vision.netinput import CROP, blanked, crop_square, detector_input, letterbox, softened
 
 
 def test_crop_is_centred_and_square() -> None:
@@ -1229,3 +1229,16 @@ def _recording_classifier(first: np.ndarray, judged: np.ndarray, again: np.ndarr
             return first.copy(), judged.copy()
 
     return Recording
+
+
+def test_the_detector_takes_the_letterboxed_canvas_scaled_to_one() -> None:
+    """(1, 3, H, W) float32: each channel of the canvas divided by 255, value for value."""
+    rng = np.random.default_rng(0)
+    image = rng.integers(0, 256, (90, 160, 3), dtype=np.uint8)
+    canvas, scale, (left, top) = letterbox(image, (128, 160))
+    assert canvas.shape == (128, 160, 3) and scale == 1.0 and (left, top) == (0, 19)
+    tensor = detector_input(canvas)
+    assert tensor.shape == (1, 3, 128, 160) and tensor.dtype == np.float32
+    for channel in range(3):
+        assert np.array_equal(tensor[0, channel], canvas[:, :, channel] / np.float32(255))
+    assert np.array_equal(tensor[0, :, top:top + 90], image.transpose(2, 0, 1) / np.float32(255))

@@ -16,6 +16,8 @@ from engine.cards import CARD_NAMES
 from vision.decks import (
     DeckError,
     LearnedDeck,
+    cover_crop,
+    jittered_crops,
     learn_deck,
     list_decks,
     load_deck,
@@ -449,3 +451,27 @@ def test_photo_mode_reads_corners_unlike_the_deck_with_its_own_classifier(
     photo = reader.detect(image, "photo")
     live = reader.detect(image, "live")
     assert seen == [True, False] and len(photo) > 0 and len(live) > 0
+
+
+def test_a_covered_copy_hides_at_most_half_its_corner_under_the_card_face() -> None:
+    """``cover_crop``: beyond a straight edge the crop takes its card's face colour, at most
+    half of it (and a shadow strip along the edge); the glyph often still partly shows."""
+    rng = np.random.default_rng(0)
+    crop = np.full((40, 40, 3), 235, np.uint8)
+    crop[10:30, 14:26] = (20, 20, 160)  # the index's glyph, on a light face
+    glyph = (crop == (20, 20, 160)).all(axis=2)
+    partly = 0
+    for _ in range(100):
+        covered = cover_crop(crop, rng)
+        assert covered.shape == crop.shape and covered.dtype == np.uint8
+        changed = (covered != crop).any(axis=2)
+        assert changed.mean() <= 0.56
+        # What was hidden took the face's colour: no glyph pixel turned another colour.
+        hidden = glyph & changed
+        faced = (covered == 235).all(axis=2)
+        assert (hidden & ~faced).sum() <= 2 * 40  # but the shadow strip along the edge
+        shows = (glyph & ~changed).sum() / glyph.sum()
+        partly += 0 < shows < 1
+    assert partly >= 30
+    jittered = jittered_crops(crop, (14, 10, 26, 30), 5, rng, covered=3)
+    assert jittered.shape == (1 + 5 + 3, 40, 40, 3)

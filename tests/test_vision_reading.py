@@ -171,10 +171,24 @@ def test_the_reading_says_whether_the_corners_read_the_photo_whole() -> None:
 
 def test_exif_orientation_is_applied() -> None:
     wide = Image.new("RGB", (200, 100), (255, 0, 0))
+    wide.paste((0, 0, 255), (100, 0, 200, 100))  # left half red, right half blue
     exif = Image.Exif()
     exif[0x0112] = 6  # rotate 90 degrees clockwise to display
     loaded = load_photo(_jpeg(wide, exif=exif))
     assert loaded.shape == (200, 100, 3)
+    # Turned clockwise, the stored left half is on top.
+    assert loaded[20, 50].argmax() == 0 and loaded[180, 50].argmax() == 2
+
+
+@pytest.mark.parametrize("mode", ["L", "P", "RGBA", "CMYK"])
+def test_photos_of_any_colour_mode_are_read_as_rgb(mode: str) -> None:
+    photo = Image.new("RGB", (120, 80), (200, 30, 30)).convert(mode)
+    data = io.BytesIO()
+    photo.save(data, "JPEG" if mode in ("L", "CMYK") else "PNG")
+    loaded = load_photo(data.getvalue())
+    assert loaded.shape == (80, 120, 3) and loaded.dtype == np.uint8
+    if mode != "L":
+        assert loaded[40, 60].argmax() == 0
 
 
 def test_huge_photos_are_shrunk_not_refused() -> None:
@@ -260,3 +274,45 @@ def test_the_count_warning_comes_before_the_cards_offered() -> None:
     assert len(reading.cards) == 12
     assert reading.warnings[0].startswith("found 12 cards, expected 13")
     assert reading.warnings[1].startswith(f"maybe {items[0][0]}:")
+
+
+def _rows_by_each_direction(cards: list, min_separation: float = 1.5) -> list[set[str]] | None:
+    """``group_rows`` as first written, one direction at a time: the definition its
+    every-direction-at-once form must keep."""
+    if len(cards) != 13:
+        return None
+    centers = np.array([c.center for c in cards], dtype=np.float64)
+    best: tuple[float, list[np.ndarray]] | None = None
+    for degrees in range(0, 180, 2):
+        angle = math.radians(degrees)
+        across = centers @ np.array([-math.sin(angle), math.cos(angle)])
+        order = np.argsort(across)
+        for sizes in ((3, 5, 5), (5, 5, 3)):
+            cuts = np.cumsum(sizes)[:-1]
+            bands = np.split(order, cuts)
+            spread = max(float(np.ptp(across[b])) for b in bands)
+            gap = min(float(across[order[c]] - across[order[c - 1]]) for c in cuts)
+            score = gap / max(spread, 1e-6)
+            if best is None or score > best[0]:
+                best = (score, bands)
+    assert best is not None
+    if best[0] < min_separation:
+        return None
+    bands = best[1] if len(best[1][0]) == 3 else best[1][::-1]
+    return [{cards[i].card for i in band} for band in bands]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_rows_are_the_ones_each_direction_tried_in_turn_finds(seed: int) -> None:
+    """Rows laid a little unevenly (and some layouts too loose to be rows): the same rows,
+    or none, as trying each direction in turn."""
+    rng = np.random.default_rng(seed)
+    spread = 5 + 30 * (seed % 4)  # up to 95 pixels, rows 200 apart
+    items = [(name, x + rng.normal(0, spread / 3), y + rng.normal(0, spread))
+             for name, x, y in _rows_layout(float(rng.uniform(0, 360)), bool(seed % 2))]
+    cards, _ = read_cards(detections(items))
+    rows = group_rows(cards)
+    expected = _rows_by_each_direction(cards)
+    assert (rows is None) == (expected is None)
+    if rows is not None:
+        assert [{c.card for c in row} for row in (rows.front, rows.middle, rows.back)] == expected

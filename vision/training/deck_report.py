@@ -1,8 +1,9 @@
 """How well a deck learned from four photos reads that deck, against the base reader.
 
     python -m vision.training.deck_report rendered [--decks kde-standard ...] [--trials 2]
-        [--hands 50] [--size 1024] [--seed 0]
-    python -m vision.training.deck_report black [--hands 100] [--seed 0]
+        [--hands 50] [--size 1024] [--seed 0] [--covered N] [--told]
+    python -m vision.training.deck_report black [--hands 100] [--seed 0] [--covered N]
+        [--told]
 
 Both print JSON lines (one a trial, then the summary).
 
@@ -24,6 +25,12 @@ are ``--hands`` composed 13-card photos of held-out corner patches.
 
 Scores: card precision, card recall, and the share of photos read exactly right (for a
 13-card photo: all 13 right and nothing else).
+
+``--told``: the reader is told how many cards each photo holds (a hand 13, a held-out
+photo its labelled count), as ``cpoker detect`` and the app tell a hand 13; without it,
+nothing (the figures of the model card before session 46). ``--covered N``: each
+calibration corner is also fitted from N copies of it partly under the next card
+(``vision.decks.cover_crop``; default ``vision.decks.COVERED``).
 """
 
 from __future__ import annotations
@@ -44,6 +51,8 @@ import numpy as np
 
 from engine.cards import CARD_NAMES
 from vision.decks import (
+    COVERED,
+    JITTERED,
     RANK_ORDER,
     SUIT_ORDER,
     SUIT_WORDS,
@@ -85,14 +94,17 @@ def scratch_home() -> Iterator[Path]:
 
 
 def _read(detector: CardDetector, image: np.ndarray, expected: set[str], scores: Scores,
-          name: str) -> None:
+          name: str, told: bool = False) -> None:
+    """Read ``image`` into ``scores``; ``told``: the reader is told the photo's card count
+    (``len(expected)``), as ``cpoker detect`` and the app tell a hand 13."""
     started = time.perf_counter()
-    reading = read_image(image, detector, name, expect=None)
+    reading = read_image(image, detector, name, expect=len(expected) if told else None)
     scores.add(name, set(reading.card_names), expected, time.perf_counter() - started)
 
 
 def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int,
-             retakes: int = 8) -> list[dict[str, object]]:
+             retakes: int = 8, covered: int = COVERED, told: bool = False
+             ) -> list[dict[str, object]]:
     base = CardDetector()
     results = []
     for deck_name in decks:
@@ -112,7 +124,7 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                     started = time.perf_counter()
                     try:
                         learn_deck("measured", [str(paths[s]) for s in SUIT_ORDER],
-                                   detector=base)
+                                   detector=base, covered=covered)
                     except ValueError as error:
                         refusals.append(str(error))
                         refused = next((s for s in SUIT_ORDER
@@ -135,8 +147,8 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                 scene = hand_photo(rng, art, size)
                 image = _jpeg_round_trip(scene.image, scene.jpeg_quality)
                 truth = {CARD_NAMES[label[0]] for label in scene.labels}
-                _read(base, image, truth, scores["base"], f"hand-{k}")
-                _read(learned, image, truth, scores["deck"], f"hand-{k}")
+                _read(base, image, truth, scores["base"], f"hand-{k}", told)
+                _read(learned, image, truth, scores["deck"], f"hand-{k}", told)
             results.append({"design": deck_name, "trial": trial,
                             "learn_seconds": round(learn_seconds, 1),
                             "photos_retaken": len(refusals),
@@ -183,7 +195,8 @@ def _held_out(image_name: str) -> bool:
     return hashlib.sha256(image_name.encode()).digest()[0] % 2 == 0
 
 
-def black(hands: int, seed: int, root: Path = REAL_DECKS) -> dict[str, object]:
+def black(hands: int, seed: int, root: Path = REAL_DECKS, covered: int = COVERED,
+          told: bool = False) -> dict[str, object]:
     from vision.photo import load_photo
 
     if not (root / "manifest.csv").exists():
@@ -217,7 +230,7 @@ def black(hands: int, seed: int, root: Path = REAL_DECKS) -> dict[str, object]:
         photo, placed = compose(rng, chosen, columns=5)
         photo = _jpeg_round_trip(photo, 90)
         for card, box in placed:
-            cut = jittered_crops(photo, box, 12, rng)
+            cut = jittered_crops(photo, box, JITTERED, rng, covered)
             crops.append(cut)
             labels.append(np.full(len(cut), CARD_NAMES.index(card)))
     deck = LearnedDeck("black", np.concatenate(crops), np.concatenate(labels),
@@ -229,18 +242,21 @@ def black(hands: int, seed: int, root: Path = REAL_DECKS) -> dict[str, object]:
     held_out = [(name, boxes) for name, boxes in photos if _held_out(name)]
     for name, boxes in held_out:
         truth = {card for card, *_ in boxes}
-        _read(base, images[name], truth, scores["base"], name)
-        _read(learned, images[name], truth, scores["deck"], name)
+        _read(base, images[name], truth, scores["base"], name, told)
+        _read(learned, images[name], truth, scores["deck"], name, told)
     composed = {"base": Scores(), "deck": Scores()}
     cards = sorted(test_patches)
+    # The hands are drawn apart from the learning, so that a change to how the deck is
+    # learned (``--covered``) is measured on the same hands.
+    rng = np.random.default_rng([seed, 1])
     for k in range(hands if len(cards) >= 13 else 0):
         pick = rng.choice(len(cards), 13, replace=False)
         chosen = [test_patches[cards[i]][int(rng.integers(len(test_patches[cards[i]])))]
                   for i in pick]
         photo, _ = compose(rng, chosen, columns=int(rng.integers(4, 8)))
         truth = {patch.card for patch in chosen}
-        _read(base, photo, truth, composed["base"], f"hand-{k}")
-        _read(learned, photo, truth, composed["deck"], f"hand-{k}")
+        _read(base, photo, truth, composed["base"], f"hand-{k}", told)
+        _read(learned, photo, truth, composed["deck"], f"hand-{k}", told)
     return {"learn_seconds": round(learn_seconds, 1),
             "learning_photos": len(photos) - len(held_out), "held_out_photos": len(held_out),
             "borrowed_from_held_out": borrowed, "not_learned": missing,
@@ -265,11 +281,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     real = sub.add_parser("black", help="real-decks-dev's black deck")
     real.add_argument("--hands", type=int, default=100)
     real.add_argument("--seed", type=int, default=0)
+    for command in (made, real):
+        command.add_argument("--covered", type=int, default=COVERED,
+                             help="covered copies of each calibration corner "
+                                  "(vision.decks.cover_crop; default %(default)s)")
+        command.add_argument("--told", action="store_true",
+                             help="tell the reader how many cards each photo holds, as "
+                                  "cpoker detect and the app tell a hand 13")
     args = parser.parse_args(argv)
     if args.command == "rendered":
         decks = args.decks or available_decks("val")
         results: object = rendered(decks, args.trials, args.hands, args.size, args.seed,
-                                   args.retakes)
+                                   args.retakes, args.covered, args.told)
         totals: dict[str, list[float]] = {"base": [], "deck": []}
         for result in results:
             for key in totals:
@@ -278,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps({"mean_exact": {k: round(float(np.mean(v)), 4) if v else None
                                          for k, v in totals.items()}}))
     else:
-        print(json.dumps(black(args.hands, args.seed)))
+        print(json.dumps(black(args.hands, args.seed, covered=args.covered, told=args.told)))
     return 0
 
 
