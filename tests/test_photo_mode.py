@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA
 from PIL import Image
 
 from engine.cards import CARD_NAMES
@@ -357,7 +358,8 @@ def _both_detectors_read(mode: str, sureness: float,
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
     # (Unsure corners are not read again tight here: each naming is one call.)
-    changes = {"photo_tight_margin": 0.0, "photo_short_scales": (), **changes}
+    changes = {"photo_tight_margin": 0.0, "photo_short_scales": (), "photo_first_look_stands": 0.0,
+               **changes}
     info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
                                **changes)  # type: ignore[arg-type]
     table = CountingLocator(more)
@@ -464,7 +466,8 @@ def test_a_short_reading_is_read_again_at_other_scales(
 
     info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
                                photo_tight_margin=0.0, photo_uses_table_detector=True,
-                               photo_table_when_short=True, photo_short_scales=(1.5, 0.75))
+                               photo_table_when_short=True, photo_short_scales=(1.5, 0.75),
+                               photo_first_look_stands=0.0)
     tables = CountingLocator(boxes)
     reader = CardDetector(info, locator=hands, table_locator=tables)
     reader.photo_classifier = SureAce()  # type: ignore[assignment]
@@ -503,7 +506,7 @@ def test_a_short_reading_is_read_again_turned_a_quarter() -> None:
 
     info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
                                photo_tight_margin=0.0, photo_uses_table_detector=False,
-                               photo_short_scales=(-1.0,))
+                               photo_short_scales=(-1.0,), photo_first_look_stands=0.0)
     reader = CardDetector(info, locator=hands)
     reader.photo_classifier = SureAce()  # type: ignore[assignment]
     found = reader.detect(image, "photo", lambda named: len(named) >= 7)
@@ -767,3 +770,65 @@ def test_the_table_detector_reads_tables_always_and_photos_where_cards_json_says
         .reads_table_detector("photo")
     alone = dataclasses.replace(info, table_weights=None)
     assert not any(alone.reads_table_detector(mode) for mode in ("photo", "live", "table"))
+
+
+class SidesLocator:
+    """The shipped detector, recording the sides it was asked to read at."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+        self.names = inner.names  # type: ignore[attr-defined]
+        self.dynamic = inner.dynamic  # type: ignore[attr-defined]
+        self.sides: list[int | None] = []
+
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
+        self.sides.append(side)
+        return self.inner.predict(image, conf, iou, max_det, side)  # type: ignore[attr-defined]
+
+
+def test_the_first_looks_reading_stands_only_when_whole_and_sure() -> None:
+    """``photo_first_look_stands``: a photo whose first look reads it whole, every corner
+    named at least that surely, is not read again at its indices' scale; one the judge
+    finds short, or with a corner named less surely, is."""
+    from vision.detector import _onnx_locator
+    from vision.photo import load_photo
+    from vision.pipeline import read_image
+
+    image = load_photo(DATA / "tables" / "table-00-2seats.jpg")
+    shipped = default_model()
+    locator = SidesLocator(_onnx_locator(shipped.weights))
+    off = CardDetector(dataclasses.replace(shipped, photo_first_look_stands=0.0),
+                       locator=locator)
+    read_image(image, off, expect=None)
+    # A whole table's photo: looked at 640, read again where its indices need.
+    again = locator.sides[1]
+    assert locator.sides[0] is None and again is not None and again > 640, locator.sides
+    stands = CardDetector(dataclasses.replace(shipped, photo_first_look_stands=0.5),
+                          locator=locator)
+    locator.sides.clear()
+    first = stands.detect(image, "photo", lambda named: True)
+    assert locator.sides == [None] and len(first) > 0
+    # Some corner named under a surer bar than the least sure's: read again; told it
+    # reads short: read again.
+    surer = (float(first.confidence.min()) + 1) / 2
+    assert surer < 1
+    for judge, sure in ((lambda named: False, 0.5), (lambda named: True, surer)):
+        reader = CardDetector(dataclasses.replace(shipped, photo_first_look_stands=sure),
+                              locator=locator)
+        locator.sides.clear()
+        reader.detect(image, "photo", judge)
+        assert locator.sides[:2] == [None, again], locator.sides
+    # Not told a count (a table): as without it.
+    locator.sides.clear()
+    stands.detect(image, "photo")
+    assert locator.sides[:2] == [None, again]
+
+
+def test_the_first_look_stands_at_a_confidence() -> None:
+    from vision.detector import ModelError
+
+    assert 0 < default_model().photo_first_look_stands <= 1
+    for bad in (-0.1, 1.5):
+        with pytest.raises(ModelError, match=r"photo_first_look_stands .* is a confidence"):
+            dataclasses.replace(default_model(), photo_first_look_stands=bad)

@@ -208,6 +208,14 @@ class ModelInfo:
     # at the network's size, and is the reading when that is the size the indices need.
     # Measured at a quarter and 0.375, and left off (models/README.md, "Session 44").
     photo_first_look: float = 0.0
+    # Photo mode, told how many cards a photo holds (``complete``): the first look's own
+    # reading stands when it reads the photo whole and names every corner it kept at least
+    # this surely, and the photo is not read again at the scale its indices need. 0: it is
+    # always read again. At 0.9 (0.5 and 0.99 alike) every set measured read the same
+    # photos wrong with the same cards, and 65 of eval-1280's 100 photos were read once:
+    # its median 312 and 230 ms -> 195 and 170 (models/README.md, "Session 46"). A photo
+    # not read whole at the first look pays for naming its corners there.
+    photo_first_look_stands: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -254,6 +262,10 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_short_scales {list(self.photo_short_scales)}: "
                              "each is a scale of the side a photo was read at, above 0 and up "
                              "to 4 (negative: the photo turned a quarter, at that scale)")
+        if not 0 <= self.photo_first_look_stands <= 1:
+            raise ModelError(f"cards.json: photo_first_look_stands "
+                             f"{self.photo_first_look_stands} is a confidence: give 0 (off) "
+                             "to 1")
         if not 0 <= self.photo_first_look < 1:
             raise ModelError(f"cards.json: photo_first_look {self.photo_first_look} is a share "
                              "of a photo's longer side: choose 0 (the network's size) up to "
@@ -358,7 +370,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              bool(settings.get("photo_early_views", False)),
                              bool(settings.get("photo_table_when_short", False)),
                              tuple(float(f) for f in settings.get("photo_short_scales", [])),
-                             float(settings.get("photo_first_look", 0.0)))
+                             float(settings.get("photo_first_look", 0.0)),
+                             float(settings.get("photo_first_look_stands", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -616,12 +629,27 @@ class CardDetector:
         """``image``: RGB uint8 (H, W, 3). ``mode``: see ``Mode``. ``complete``: whether
         named corners already read the photo whole (``vision.pipeline.read_image`` knows
         how many cards it holds); with ``photo_table_when_short``, photo mode then spares
-        the table detector's pass."""
+        the table detector's pass, and with ``photo_first_look_stands`` a first look it
+        judges whole, each corner named surely enough, is the reading."""
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         threshold = self.info.detector_threshold
         look = self._first_look_side(image, mode)
         found = self.locator.predict(image, threshold, self.info.iou, side=look)
+        photo_classifier = self.photo_classifier if mode != "live" else None
+
+        def name(boxes: Detections, text_reader: TextReader | None) -> Detections:
+            assert photo_classifier is not None
+            return self._name_corners(image, boxes, photo_classifier,
+                                      self.info.photo_margins, self.info.photo_view_weights,
+                                      self.info.photo_orientations, deck_reads_all=False,
+                                      text_reader=text_reader,
+                                      judge_index=mode == "photo",
+                                      tight_margin=self.info.photo_tight_margin
+                                      if mode == "photo" else 0.0,
+                                      second=self.second_classifier
+                                      if mode == "photo" else None)
+
         more: Detections | None = None  # table mode: the table detector's boxes
         table: CornerLocator | None = None
         sized: dict[str, int] = {}
@@ -631,6 +659,13 @@ class CardDetector:
             side = self.photo_side(image, found[found.confidence >= self.info.conf])
             sized = {} if side is None else {"side": side}
             light_on_dark = printed_light_on_dark(image, found)
+            stands = self.info.photo_first_look_stands
+            if stands > 0 and mode == "photo" and complete is not None and look is None \
+                    and side is not None and not light_on_dark \
+                    and self.classifier is not None and photo_classifier is not None:
+                first = name(found, self.text_reader)
+                if len(first) and float(first.confidence.min()) >= stands and complete(first):
+                    return first
             if side is not None or look is not None:
                 found = self.locator.predict(image, threshold, self.info.iou, **sized)
             waits = mode == "photo" and self.info.photo_table_when_short and \
@@ -647,20 +682,6 @@ class CardDetector:
         if mode == "live":
             return self._name_corners(image, found, self.classifier,
                                       orientations=self.info.live_orientations)
-        photo_classifier = self.photo_classifier
-        assert photo_classifier is not None
-
-        def name(boxes: Detections, text_reader: TextReader | None) -> Detections:
-            return self._name_corners(image, boxes, photo_classifier,
-                                      self.info.photo_margins, self.info.photo_view_weights,
-                                      self.info.photo_orientations, deck_reads_all=False,
-                                      text_reader=text_reader,
-                                      judge_index=mode == "photo",
-                                      tight_margin=self.info.photo_tight_margin
-                                      if mode == "photo" else 0.0,
-                                      second=self.second_classifier
-                                      if mode == "photo" else None)
-
         named = name(found, self.text_reader)
         if waits and table is not None and complete is not None and not complete(named):
             more = table.predict(image, self.info.table_conf, self.info.iou, **sized)

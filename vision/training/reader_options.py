@@ -63,6 +63,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-first-look", float, None, "the share of its longer side a photo is first "
                                         "looked at, to measure its indices, when under the "
                                         "network's size; 0: the network's size"),
+    ("--photo-first-look-stands", float, None, "the first look's reading stands, told the "
+                                               "photo's count, when whole and every corner "
+                                               "named this surely; 0: always read again"),
     ("--photo-early-views", _yes_or_no, None, "yes: read a corner's first crop alone "
                                               "first, its others only when that leaves it "
                                               "unsure (no: all of them)"),
