@@ -19,7 +19,7 @@ from PIL import Image
 from engine.cards import CARD_NAMES
 from vision.detections import Detections
 from vision.detector import CardDetector, default_model
-from vision.reading import CARD_DIAGONAL_PER_INDEX, merge_corners, read_cards
+from vision.reading import CARD_DIAGONAL_PER_INDEX, merge_corners, nested_shares, read_cards
 
 ROOT = Path(__file__).resolve().parent.parent
 SCENES = ROOT / "tests" / "data" / "scenes"
@@ -240,8 +240,11 @@ class CountingLocator:
 def _reader(boxes: np.ndarray, first_look: float = 0.0
             ) -> tuple[CardDetector, CountingLocator]:
     locator = CountingLocator(boxes)
-    info = dataclasses.replace(default_model(), classifier=None, photo_index_px=24.0,
-                               max_pass_side=2048, photo_first_look=first_look)
+    # The sides the whole photo is read at (reading near the first look's boxes, which
+    # reads parts at those sides, has its own tests below).
+    info = dataclasses.replace(default_model(), classifier=None, photo_read_near=0.0,
+                               photo_index_px=24.0, max_pass_side=2048,
+                               photo_first_look=first_look)
     return CardDetector(info, locate_only=True, locator=locator), locator
 
 
@@ -320,8 +323,9 @@ def test_table_mode_adds_the_table_detectors_boxes_read_at_the_same_scale() -> N
     shifted = boxes + np.array([2, 1, 2, 1])  # the same six indices, boxed a little differently
     more = np.concatenate([shifted, [[100, 900, 140, 960]]])  # and one the first missed
     hands, tables = CountingLocator(boxes), CountingLocator(more)
-    info = dataclasses.replace(default_model(), classifier=None, photo_index_px=24.0,
-                               max_pass_side=2048, photo_uses_table_detector=False)
+    info = dataclasses.replace(default_model(), classifier=None, photo_read_near=0.0,
+                               photo_index_px=24.0, max_pass_side=2048,
+                               photo_uses_table_detector=False)
     reader = CardDetector(info, locate_only=True, locator=hands, table_locator=tables)
     assert len(reader.detect(image, "photo")) == 6
     reader.detect(image, "live")
@@ -360,7 +364,8 @@ def _both_detectors_read(mode: str, sureness: float,
     # (Unsure corners are not read again tight here: each naming is one call.)
     changes = {"photo_tight_margin": 0.0, "photo_short_scales": (), "photo_first_look_stands": 0.0,
                **changes}
-    info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
+    info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
+                               max_pass_side=2048,
                                **changes)  # type: ignore[arg-type]
     table = CountingLocator(more)
     reader = CardDetector(info, locator=CountingLocator(boxes), table_locator=table)
@@ -464,7 +469,8 @@ def test_a_short_reading_is_read_again_at_other_scales(
     boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
     hands = SidedLocator(boxes, np.array([[100, 900, 140, 960]], float), 2048)
 
-    info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
+    info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
+                               max_pass_side=2048,
                                photo_tight_margin=0.0, photo_uses_table_detector=True,
                                photo_table_when_short=True, photo_short_scales=(1.5, 0.75),
                                photo_first_look_stands=0.0)
@@ -504,7 +510,8 @@ def test_a_short_reading_is_read_again_turned_a_quarter() -> None:
     extra = np.array([[100, 900, 140, 960]], float)
     hands = TurnedLocator(boxes, extra, 4032)
 
-    info = dataclasses.replace(default_model(), photo_index_px=24.0, max_pass_side=2048,
+    info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
+                               max_pass_side=2048,
                                photo_tight_margin=0.0, photo_uses_table_detector=False,
                                photo_short_scales=(-1.0,), photo_first_look_stands=0.0)
     reader = CardDetector(info, locator=hands)
@@ -796,7 +803,7 @@ def test_the_first_looks_reading_stands_only_when_whole_and_sure() -> None:
     from vision.pipeline import read_image
 
     image = load_photo(DATA / "tables" / "table-00-2seats.jpg")
-    shipped = default_model()
+    shipped = dataclasses.replace(default_model(), photo_read_near=0.0)  # whole passes
     locator = SidesLocator(_onnx_locator(shipped.weights))
     off = CardDetector(dataclasses.replace(shipped, photo_first_look_stands=0.0),
                        locator=locator)
@@ -832,3 +839,139 @@ def test_the_first_look_stands_at_a_confidence() -> None:
     for bad in (-0.1, 1.5):
         with pytest.raises(ModelError, match=r"photo_first_look_stands .* is a confidence"):
             dataclasses.replace(default_model(), photo_first_look_stands=bad)
+
+
+def test_near_parts_hold_every_box_grown_and_keep_apart_what_lies_apart() -> None:
+    from vision.detector import near_parts
+
+    shape = (1500, 2000, 3)
+    # Two hands far apart, a chain of three boxes in each (each box within reach of the
+    # next), and one box near the photo's edge.
+    left = np.array([[100, 100, 120, 120], [150, 100, 170, 120], [200, 100, 220, 120]],
+                    np.float32)
+    right = left + np.array([1500, 1000, 1500, 1000], np.float32)
+    edge = np.array([[1990, 10, 2000, 25]], np.float32)
+    boxes = np.concatenate([left, right, edge])
+    parts = near_parts(boxes, shape, pad=30)
+    assert parts.dtype == np.int64 and parts.shape == (3, 4)
+    # Inside the photo, and every box grown by the pad (within the photo) inside one part.
+    assert (parts[:, :2] >= 0).all() and (parts[:, 2] <= 2000).all() and \
+        (parts[:, 3] <= 1500).all()
+    for box in boxes:
+        grown = np.clip(np.concatenate([box[:2] - 30, box[2:] + 30]), 0, [2000, 1500] * 2)
+        assert ((parts[:, :2] <= grown[:2]).all(axis=1) &
+                (parts[:, 2:] >= grown[2:]).all(axis=1)).any(), box
+    # Far less of the photo than the whole.
+    area = ((parts[:, 2] - parts[:, 0]) * (parts[:, 3] - parts[:, 1])).sum()
+    assert area < 0.05 * 1500 * 2000
+    # A box apart from a diagonal chain, but inside the chain's rectangle, is read with
+    # it: one rectangle covers no more than both.
+    chain = np.array([[100 + 60 * i, 100 + 60 * i, 120 + 60 * i, 120 + 60 * i]
+                      for i in range(6)], np.float32)
+    apart = np.array([[400, 100, 420, 120]], np.float32)
+    assert len(near_parts(chain, shape, pad=30)) == 1
+    assert len(near_parts(np.concatenate([chain, apart]), shape, pad=30)) == 1
+    # Two such hands side by side are two.
+    beside = chain + np.array([800, 0, 800, 0], np.float32)
+    assert len(near_parts(np.concatenate([chain, beside]), shape, pad=30)) == 2
+    assert near_parts(np.zeros((0, 4), np.float32), shape, 30).shape == (0, 4)
+
+
+class SquaresLocator:
+    """A detector for a drawn photo: each dark square is a corner, found at the scale the
+    photo is read at (``side``, default 640) as a network would, in the photo's pixels.
+    Records the shape of every image it was given."""
+
+    names = ("corner",)
+    dynamic = True
+
+    def __init__(self) -> None:
+        self.shapes: list[tuple[int, ...]] = []
+
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
+        import cv2
+
+        self.shapes.append(image.shape)
+        scale = (side or 640) / max(image.shape[:2])
+        seen = cv2.resize(np.ascontiguousarray(image[..., 0]), None, fx=scale, fy=scale,
+                          interpolation=cv2.INTER_AREA)
+        count, _, stats, _ = cv2.connectedComponentsWithStats((seen < 128).astype(np.uint8))
+        x, y, w, h = stats[1:, :4].T.astype(np.float32)
+        xyxy = np.stack([x, y, x + w, y + h], axis=1) / scale
+        return Detections(xyxy.reshape(-1, 4), np.full(count - 1, 0.9, np.float32),
+                          np.zeros(count - 1, np.int64), self.names)
+
+
+def test_a_photo_read_in_parts_finds_what_the_whole_photo_read_finds() -> None:
+    """``photo_read_near``: read at its indices' scale only near what the first look found,
+    a photo gives the same boxes, in its own pixels, from images far smaller than it."""
+    image = np.full((1500, 2000, 3), 210, np.uint8)
+    for x, y in ((300, 200), (340, 200), (380, 240), (1500, 1100), (1540, 1130),
+                 (1800, 300)):
+        image[y:y + 12, x:x + 12] = 30
+    shipped = dataclasses.replace(default_model(), classifier=None, photo_classifier=None,
+                                  table_weights=None)
+    readings = {}
+    for near in (0.0, 3.0):
+        locator = SquaresLocator()
+        detector = CardDetector(dataclasses.replace(shipped, photo_read_near=near),
+                                locate_only=True, locator=locator)
+        found = detector.detect(image, "photo")
+        order = np.lexsort(found.xyxy.T[::-1])
+        readings[near] = found.xyxy[order]
+        shapes = locator.shapes
+        if near:
+            # The first look, then three parts (the third square alone), each small.
+            assert len(shapes) == 4 and shapes[0] == image.shape
+            assert sum(h * w for h, w, _ in shapes[1:]) < 0.1 * 1500 * 2000
+        else:
+            assert shapes == [image.shape, image.shape]
+    assert len(readings[0.0]) == 6
+    np.testing.assert_allclose(readings[3.0], readings[0.0], atol=0.01)
+
+
+def test_read_near_is_a_number_of_index_sizes() -> None:
+    from vision.detector import ModelError
+
+    for bad in (-1.0, 1.0, 100.0):
+        with pytest.raises(ModelError, match=r"photo_read_near .* index sizes"):
+            dataclasses.replace(default_model(), photo_read_near=bad)
+
+
+def test_the_detector_reads_parts_on_the_whole_photos_canvas() -> None:
+    """``OnnxYolo.predict_parts``: one part that is the whole photo reads as ``predict``
+    does, box for box; a part of it finds the boxes the whole read finds well inside it,
+    where the network saw the same pixels around them."""
+    from vision.detector import _onnx_locator
+    from vision.photo import load_photo
+
+    image = load_photo(DATA / "tables" / "table-00-2seats.jpg")
+    locator = _onnx_locator(default_model().weights)
+    height, width = image.shape[:2]
+    whole = locator.predict(image, 0.35, 0.5, side=width)
+    assert len(whole) > 20
+    everything = locator.predict_parts(image, 0.35, 0.5, width,
+                                       np.array([[0, 0, width, height]]))
+    np.testing.assert_array_equal(everything.xyxy, whole.xyxy)
+    np.testing.assert_array_equal(everything.confidence, whole.confidence)
+    # The lower half of the photo, where one seat lies.
+    part = np.array([[0, height // 2, width, height]])
+    lower = locator.predict_parts(image, 0.35, 0.5, width, part)
+    inside = whole[(whole.xyxy[:, 1] > height // 2 + 96)]
+    assert len(inside) >= 10 and len(lower) >= len(inside)
+    assert (lower.xyxy[:, 1] >= height // 2).all()
+    assert (nested_shares(inside.xyxy, lower.xyxy).max(axis=1) > 0.9).all()
+
+
+def test_parts_turn_with_the_photo() -> None:
+    """A part of a photo, turned a quarter with it (``np.rot90``), holds the same pixels."""
+    from vision.detector import _turned_parts
+
+    rng = np.random.default_rng(3)
+    photo = rng.integers(0, 255, (60, 90), np.uint8)
+    parts = np.array([[10, 5, 40, 30], [0, 0, 90, 60], [70, 20, 90, 60]])
+    for (x1, y1, x2, y2), (u1, v1, u2, v2) in zip(parts, _turned_parts(parts, 90),
+                                                  strict=True):
+        np.testing.assert_array_equal(np.rot90(photo[y1:y2, x1:x2]),
+                                      np.rot90(photo)[v1:v2, u1:u2])

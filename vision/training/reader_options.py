@@ -66,6 +66,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-first-look-stands", float, None, "the first look's reading stands, told the "
                                                "photo's count, when whole and every corner "
                                                "named this surely; 0: always read again"),
+    ("--photo-read-near", float, None, "the photo is read at its indices' scale only within "
+                                       "this many index sizes of what the first look found; "
+                                       "0: the whole photo"),
     ("--photo-early-views", _yes_or_no, None, "yes: read a corner's first crop alone "
                                               "first, its others only when that leaves it "
                                               "unsure (no: all of them)"),
