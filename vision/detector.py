@@ -788,7 +788,7 @@ class CardDetector:
             if table is not None and not waits:
                 more = self._read_parts(table, image, self.info.table_conf, sized, parts)
             if light_on_dark:
-                found = self._and_negative(image, found, sized, parts)
+                found = self._and_negative(image, found, sized)
         if self.classifier is None:
             if more is not None:
                 found = _joined(found, more)
@@ -824,12 +824,11 @@ class CardDetector:
         if mode == "photo" and complete is not None and self.info.photo_short_scales:
             read_at = sized.get("side") or self.info.imgsz
             named = self._read_short_again(image, named, read_at, light_on_dark, complete,
-                                           parts,
-                                           name)
+                                           parts, name)
         return named
 
-    def _and_negative(self, image: np.ndarray, found: Detections, sized: dict[str, int],
-                      parts: np.ndarray | None = None) -> Detections:
+    def _and_negative(self, image: np.ndarray, found: Detections, sized: dict[str, int]
+                      ) -> Detections:
         """``found`` in ``image`` joined with the boxes found in its negative.
 
         The detector finds a black deck's gold indices far better in the photo's negative
@@ -837,8 +836,8 @@ class CardDetector:
         together 121). Both are kept, so a light deck taken for a dark one loses nothing.
         The classifier reads the photo's own crops (it inverts those itself,
         vision.classifier)."""
-        negative = self._read_parts(self.locator, 255 - image, self.info.detector_threshold,
-                                    sized, parts)
+        negative = self.locator.predict(255 - image, self.info.detector_threshold,
+                                        self.info.iou, **sized)
         return _either(found, negative, self.info.iou)
 
     def _parts_to_read(self, image: np.ndarray, first_look: Detections, side: int | None
