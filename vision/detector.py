@@ -221,8 +221,9 @@ class ModelInfo:
     # each box grown by this many index sizes (the first look's median, ``photo_side``),
     # the parts that touch joined (``near_parts``). A table's felt and a hand's margins
     # hold no index, and the networks' time grows with the area read. The whole photo is
-    # read when the parts cover more than ``PARTS_SHARE`` of it, or the first look found
-    # fewer than two corners. 0: the whole photo is read. At 3, eval-table's median read
+    # read when the parts cover more than ``PARTS_SHARE`` of it, when the first look found
+    # fewer than two sure corners, and for a deck printed light on dark (its first look
+    # finds half its indices). 0: the whole photo is read. At 3, eval-table's median read
     # 2.2 -> 1.16 s, its photos all right 92.5 -> 97.5 %; at 4 and 6 as before, slower;
     # the hands' sets the same photos right but one of 300 (models/README.md, "Session 47").
     photo_read_near: float = 0.0
@@ -565,6 +566,15 @@ def _turned_back(found: Detections, width: int) -> Detections:
                       found.class_probabilities)
 
 
+def measured_index_px(first_look: Detections) -> float | None:
+    """How large a photo's indices are, in its pixels: the median longer side of the
+    corners a first look found surely; None from fewer than two (indices too small to
+    find, or no cards)."""
+    if len(first_look) < 2:
+        return None
+    return float(np.median(first_look.longer_sides))
+
+
 # ``photo_read_near``: parts covering more than this share of a photo are read as one
 # photo (a pass over the whole costs less than passes over nearly all of it).
 PARTS_SHARE = 0.75
@@ -845,11 +855,10 @@ class CardDetector:
         """The parts of ``image`` photo mode reads at ``side`` (``photo_read_near``, from
         the boxes its first look found); None: the whole photo."""
         near = self.info.photo_read_near
-        sure = first_look[first_look.confidence >= self.info.conf]
-        if not near or side is None or len(sure) < 2:
+        index_px = measured_index_px(first_look[first_look.confidence >= self.info.conf])
+        if not near or side is None or index_px is None:
             return None
-        pad = near * float(np.median(sure.longer_sides))
-        parts = near_parts(first_look.xyxy, image.shape, pad)
+        parts = near_parts(first_look.xyxy, image.shape, near * index_px)
         height, width = image.shape[:2]
         area = float(((parts[:, 2] - parts[:, 0]) * (parts[:, 3] - parts[:, 1])).sum())
         return None if area > PARTS_SHARE * height * width else parts
@@ -947,11 +956,9 @@ class CardDetector:
         longest = max(image.shape[:2])
         first = max(self.info.imgsz, 1)
         ceiling = min(longest, self.info.max_pass_side)
-        if len(first_look) >= 2:
-            index_px = float(np.median(first_look.longer_sides))  # in the photo's pixels
-            wanted = longest * self.info.photo_index_px / max(index_px, 1.0)
-        else:
-            wanted = ceiling
+        index_px = measured_index_px(first_look)
+        wanted = ceiling if index_px is None else \
+            longest * self.info.photo_index_px / max(index_px, 1.0)
         # Indices larger than the target (a close-up) stay at the first look's size: read
         # smaller, down to 320 px, the fanned close-ups of eval-1280 lost 5 to 14 points of
         # recall (measured 2026-11-23, shipped detector).
