@@ -45,7 +45,7 @@ from ui.i18n import (
     ngettext,
     set_language,
 )
-from ui.photo import annotated_jpeg, legend_html, shrink
+from ui.photo import annotated_jpeg, annotated_picture, legend_html, shrink
 from ui.style import PAGE_STYLE, card_text, cards_html
 from ui.timing import phase
 
@@ -305,31 +305,34 @@ def hand_input() -> None:
 
 class LiveReader:
     """Reads every frame of the live video (in streamlit-webrtc's worker thread) and keeps
-    the latest reading for the page to take."""
+    the latest reading for the page to take. Each camera has its own stream, which reads a
+    frame again only where it changed (``vision.live``): a hand held still costs next to
+    nothing, so one laptop serves several phones' cameras."""
 
     def __init__(self, detector: Any, language: str) -> None:
-        self.detector = detector
+        from vision.live import LiveStream
+
+        self.stream = LiveStream(detector)
         self.language = language
         self.lock = threading.Lock()
         self.latest: list[str] = []
 
+    def use(self, detector: Any) -> None:
+        """Read with ``detector`` (another deck chosen) from the next frame on."""
+        with self.lock:
+            if self.stream.detector is not detector:
+                self.stream.detector = detector
+                self.stream.reset()
+
     def __call__(self, frame: Any) -> Any:
         import av
 
-        from vision.pipeline import read_image
-
         image = frame.to_ndarray(format="rgb24")
-        reading = read_image(image, self.detector, "live", expect=13, mode="live")
         with self.lock:
+            reading = self.stream.read(image)
             self.latest = list(dict.fromkeys(reading.card_names))
-        boxed = np.asarray(_decode(annotated_jpeg(image, reading, self.language)))
+        boxed = np.asarray(annotated_picture(image, reading, self.language))
         return av.VideoFrame.from_ndarray(boxed, format="rgb24")
-
-
-def _decode(jpeg: bytes) -> Any:
-    from PIL import Image
-
-    return Image.open(io.BytesIO(jpeg)).convert("RGB")
 
 
 def live_camera() -> None:
@@ -347,6 +350,7 @@ def live_camera() -> None:
                    ).format(problem=error_text(error)))
         return
     reader = st.session_state.setdefault("live_reader", LiveReader(detector, get_language()))
+    reader.use(detector)
     reader.language = get_language()
     webrtc_streamer(
         key="live",

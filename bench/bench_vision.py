@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
-from photo_files import photo_files  # noqa: E402
+from photo_files import centre_crop, photo_files  # noqa: E402
 
 from vision.detector import MODES, CardDetector  # noqa: E402
 from vision.pipeline import read_photo  # noqa: E402
@@ -90,13 +90,7 @@ def labelled_cards(photo: Path) -> int:
 def resave(photo: Path, out: Path, width: int, height: int = 0) -> Path:
     image = cv2.imread(str(photo))
     if height:  # crop the centre to the wanted shape first
-        h, w = image.shape[:2]
-        if w * height > h * width:
-            keep = round(h * width / height)
-            image = image[:, (w - keep) // 2:(w - keep) // 2 + keep]
-        else:
-            keep = round(w * height / width)
-            image = image[(h - keep) // 2:(h - keep) // 2 + keep]
+        image = centre_crop(image, width, height)
     scale = width / image.shape[1]
     image = cv2.resize(image, None, fx=scale, fy=scale,
                        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)

@@ -1,11 +1,24 @@
-"""The photos a benchmark times: every JPEG and PNG under a folder, in name order."""
+"""The photos a benchmark times: every JPEG and PNG under a folder, in name order, and
+the shape a benchmark gives them."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import numpy as np
 
 PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png"}
 
 
 def photo_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() in PHOTO_SUFFIXES)
+
+
+def centre_crop(image: np.ndarray, width: int, height: int) -> np.ndarray:
+    """The centre of ``image`` cropped to the shape of ``width`` x ``height``."""
+    h, w = image.shape[:2]
+    if w * height > h * width:
+        keep = round(h * width / height)
+        return image[:, (w - keep) // 2:(w - keep) // 2 + keep]
+    keep = round(w * height / width)
+    return image[(h - keep) // 2:(h - keep) // 2 + keep]

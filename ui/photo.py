@@ -64,6 +64,16 @@ def annotated_jpeg(image: np.ndarray, reading: object, language: str | None = No
                    box_scale: float = 1.0) -> bytes:
     """``reading``: a ``vision.pipeline.PhotoReading`` of ``image``, whose boxes are in
     ``image``'s pixels times ``box_scale`` (``image`` may be already shrunk)."""
+    out = io.BytesIO()
+    annotated_picture(image, reading, language, box_scale).save(out, format="JPEG",
+                                                                quality=JPEG_QUALITY)
+    return out.getvalue()
+
+
+def annotated_picture(image: np.ndarray, reading: object, language: str | None = None,
+                      box_scale: float = 1.0) -> Image.Image:
+    """``annotated_jpeg``'s picture, not encoded (the live camera's frames go back as
+    pixels)."""
     language = language or get_language()
     picture, scale = shrink(image)
     scale *= box_scale
@@ -90,9 +100,7 @@ def annotated_jpeg(image: np.ndarray, reading: object, language: str | None = No
         draw.rectangle((x1, label_top, x1 + right - left + 2 * width,
                         label_top + bottom - top + 2 * width), fill=colour)
         draw.text((x1 + width - left, label_top + width - top), text, fill=(0, 0, 0), font=font)
-    out = io.BytesIO()
-    picture.save(out, format="JPEG", quality=JPEG_QUALITY)
-    return out.getvalue()
+    return picture
 
 
 def legend_html() -> str:

@@ -639,7 +639,7 @@ def _turned_parts(parts: np.ndarray, width: int) -> np.ndarray:
     return np.stack([y1, width - x2, y2, width - x1], axis=1)
 
 
-def _joined(found: Detections, more: Detections) -> Detections:
+def joined(found: Detections, more: Detections) -> Detections:
     """The boxes of both, overlapping or not (with their names' probabilities, when both
     have them)."""
     if len(more) == 0 or len(found) == 0:
@@ -801,7 +801,7 @@ class CardDetector:
                 found = self._and_negative(image, found, sized)
         if self.classifier is None:
             if more is not None:
-                found = _joined(found, more)
+                found = joined(found, more)
             return found[found.confidence >= self.info.conf]
         if mode == "live":
             return self._name_corners(image, found, self.classifier,
@@ -830,12 +830,25 @@ class CardDetector:
                 added = name(more[~_covered(more.xyxy,
                                             named.xyxy[named.confidence >= SURE_NAME])],
                              text_reader)
-            named = _joined(named, added)
+            named = joined(named, added)
         if mode == "photo" and complete is not None and self.info.photo_short_scales:
             read_at = sized.get("side") or self.info.imgsz
             named = self._read_short_again(image, named, read_at, light_on_dark, complete,
                                            parts, name)
         return named
+
+    def detect_live_parts(self, image: np.ndarray, parts: np.ndarray) -> Detections:
+        """Live mode's reading of ``parts`` of ``image`` only (x1 y1 x2 y2 in its pixels):
+        the corners found there at live mode's scale, named as ``detect`` names a frame's.
+        A camera stream (``vision.live.LiveStream``) reads again only where its frame
+        changed. The windows read may reach past ``parts``: the caller keeps what it
+        needs."""
+        found = self._read_parts(self.locator, image, self.info.detector_threshold,
+                                 {"side": self.info.imgsz}, parts)
+        if self.classifier is None:
+            return found[found.confidence >= self.info.conf]
+        return self._name_corners(image, found, self.classifier,
+                                  orientations=self.info.live_orientations)
 
     def _and_negative(self, image: np.ndarray, found: Detections, sized: dict[str, int]
                       ) -> Detections:
@@ -918,7 +931,7 @@ class CardDetector:
             if len(found) == 0:
                 continue
             added = name(found, None)
-            named = _joined(named, added[added.confidence >= self.info.faint_class_conf])
+            named = joined(named, added[added.confidence >= self.info.faint_class_conf])
         return named
 
     def table_locator(self) -> CornerLocator | None:

@@ -87,7 +87,15 @@ def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
         return len(merged.cards) == expect and not merged.warnings
 
     detections = detector.detect(image, mode, complete if expect is not None else None)
-    merged = merge_corners(detections, expect=expect, **settings)
+    return reading_of(image, detections, name, expect, settings)
+
+
+def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
+               expect: int | None = HAND_SIZE,
+               settings: dict[str, object] | None = None) -> PhotoReading:
+    """The cards, rows and warnings of ``image`` from its named corners ``detections``
+    (``settings``: the detector's ``reading_settings``)."""
+    merged = merge_corners(detections, expect=expect, **(settings or {}))
     cards = merged.cards
     # The count first: the cards read but left in doubt ("maybe ...") explain it.
     warnings = count_warnings(len(cards), expect) + merged.warnings
