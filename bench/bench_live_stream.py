@@ -11,12 +11,13 @@ frame's bottom edge over ``--hand`` frames, covering some corners, and draws bac
 as many, then ``--still`` frames again. The frames are decoded already (a camera hands
 over pixels), so each frame's time is the reading alone.
 
-Prints the stream's frames by how they were read (whole, in parts, kept), the median,
-mean and 90th percentile milliseconds per frame, and each kind of frame's median; and how
-many frames the stream read as a fresh live-mode reading of that very frame reads them
-(the same cards), which is what reading only the changed parts must not lose. Live mode's
-budget (issue 13) is 60 ms a 640x480 frame; ``bench_vision.py --mode live`` times a frame
-read whole.
+Prints the stream's frames by how they were read (whole, in parts, kept, or refined:
+read in photo mode once still; ``--no-refine`` leaves that out), the median, mean and 90th
+percentile milliseconds per frame, and each kind of frame's median; and how many frames
+the stream read as a fresh reading of that very frame reads them (the same cards; live
+mode's, or photo mode's where the stream holds a refined reading), which is what reading
+only the changed parts must not lose. Live mode's budget (issue 13) is 60 ms a 640x480
+frame; ``bench_vision.py --mode live`` times a frame read whole.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ def main() -> int:
     parser.add_argument("--noise", type=float, default=3.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, default=50)
+    parser.add_argument("--no-refine", action="store_true",
+                        help="never read a still frame in photo mode")
     args = parser.parse_args()
     photos = photo_files(args.photos)[: args.limit]
     if not photos:
@@ -63,32 +66,37 @@ def main() -> int:
                                args.noise, random)
     detector = CardDetector()
     detector.warm_up()
-    stream = LiveStream(detector)
+    stream = LiveStream(detector, refine=not args.no_refine)
     stream.read(frames[-1])  # warm-up: the first scene then starts a new hand
-    kinds: dict[str, list[float]] = {"whole": [], "parts": [], "kept": []}
-    times, read_cards = [], []
+    kinds: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    times, read_cards, refined = [], [], []
     for frame in frames:
-        before = (stream.counts.whole, stream.counts.parts)
+        before = [getattr(stream.counts, kind) for kind in KINDS]
         start = time.perf_counter()
         reading = stream.read(frame)
         times.append(1000 * (time.perf_counter() - start))
         read_cards.append(sorted(reading.card_names))
-        kind = "whole" if stream.counts.whole > before[0] else \
-            "parts" if stream.counts.parts > before[1] else "kept"
+        refined.append(stream.refined)
+        kind = next(kind for kind, count in zip(KINDS, before, strict=True)
+                    if getattr(stream.counts, kind) > count)
         kinds[kind].append(times[-1])
-    same = sum(cards == sorted(read_image(frame, detector, "frame", mode="live").card_names)
-               for frame, cards in zip(frames, read_cards, strict=True))
+    same = sum(cards == sorted(read_image(frame, detector, "frame",
+                                          mode="photo" if photo else "live").card_names)
+               for frame, cards, photo in zip(frames, read_cards, refined, strict=True))
     ordered = sorted(times)
-    print("| frames | whole | in parts | kept | median ms | mean ms | p90 ms "
-          "| whole ms | parts ms | kept ms | as a fresh read |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    kind_medians = " | ".join(f"{statistics.median(kinds[k]):.1f}" if kinds[k] else "-"
-                              for k in ("whole", "parts", "kept"))
-    print(f"| {len(times)} | {len(kinds['whole'])} | {len(kinds['parts'])} "
-          f"| {len(kinds['kept'])} | {statistics.median(times):.1f} "
+    print("| frames | whole | in parts | kept | refined | median ms | mean ms | p90 ms "
+          "| whole ms | parts ms | kept ms | refined ms | as a fresh read |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    counts = " | ".join(str(len(kinds[kind])) for kind in KINDS)
+    kind_medians = " | ".join(f"{statistics.median(kinds[kind]):.1f}" if kinds[kind] else "-"
+                              for kind in KINDS)
+    print(f"| {len(times)} | {counts} | {statistics.median(times):.1f} "
           f"| {statistics.fmean(times):.1f} | {ordered[int(0.9 * (len(ordered) - 1))]:.1f} "
           f"| {kind_medians} | {same} of {len(frames)} |")
     return 0
+
+
+KINDS = ("whole", "parts", "kept", "refined")  # ``vision.live.StreamCounts``' fields
 
 
 def framed(photo: Path, width: int, height: int) -> np.ndarray:

@@ -339,7 +339,8 @@ def test_a_faint_corner_needs_a_sure_name() -> None:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             return self.probabilities(views[0])
 
     boxes = np.array([[10, 10, 30, 40]] * 5, np.float32) + np.arange(5)[:, None] * 50
@@ -830,13 +831,14 @@ def test_photo_mode_drops_a_box_its_classifier_judges_no_index() -> None:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             asked.append("names")
             return self._as(views)
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
                           orientations: int = 2, early_sure: float = 0.0,
-                          early_views: bool = False
+                          early_views: bool = False, early_one: float = 0.0
                           ) -> tuple[np.ndarray, np.ndarray]:
             asked.append("names and index")
             return self._as(views), judged[:len(views[0])]
@@ -957,6 +959,32 @@ def test_an_early_exit_over_views_reads_the_other_crops_only_of_corners_left_uns
         classifier.views_probabilities(views, weights=weights, orientations=4,
                                        early_views=True),
         classifier.views_probabilities(views, weights=weights, orientations=4))
+
+
+def test_a_crop_named_surely_as_it_is_is_not_read_mirrored() -> None:
+    # early_one: a crop its first view names at early_one or surer as it is keeps that one
+    # reading; every other crop is read exactly as the early exits read it without.
+    from vision.classifier import EARLY_INDEX
+
+    classifier, views, weights = _two_views_of_corners_and_noise()
+    one, one_index = classifier.views_reading(views[:1], orientations=1)
+    assert one_index is not None
+    for sure in (0.99, 0.999):
+        decided = (one.max(axis=1) >= sure) & (np.abs(one_index - 0.5) >= EARLY_INDEX)
+        assert decided.any() and not decided.all()  # both kinds of crop are here
+        for turns, early_views in ((2, True), (4, True), (2, False), (8, False)):
+            count = 2 if early_views else 1  # live mode reads one view
+            before, before_index = classifier.views_reading(
+                views[:count], weights=weights[:count], orientations=turns,
+                early_sure=0.99, early_views=early_views)
+            now, now_index = classifier.views_reading(
+                views[:count], weights=weights[:count], orientations=turns,
+                early_sure=0.99, early_views=early_views, early_one=sure)
+            assert now_index is not None and before_index is not None
+            assert np.allclose(now[decided], one[decided], atol=1e-5)
+            assert np.allclose(now_index[decided], one_index[decided], atol=1e-5)
+            assert np.allclose(now[~decided], before[~decided], atol=1e-5)
+            assert np.allclose(now_index[~decided], before_index[~decided], atol=1e-5)
 
 
 def test_photo_mode_reads_again_tight_only_unsure_corners_judged_an_index() -> None:
@@ -1090,7 +1118,7 @@ def test_a_second_classifier_reads_only_unsure_corners_the_head_judges_an_index(
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
                           orientations: int = 2, early_sure: float = 0.0,
-                          early_views: bool = False
+                          early_views: bool = False, early_one: float = 0.0
                           ) -> tuple[np.ndarray, np.ndarray]:
             read["first"].append(len(views[0]))
             return first.copy(), judged.copy()
@@ -1098,7 +1126,8 @@ def test_a_second_classifier_reads_only_unsure_corners_the_head_judges_an_index(
     class Second:
         def views_probabilities(self, views: list[np.ndarray],
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             read["second"].append(len(views[0]))
             return other[:len(views[0])].copy()
 
@@ -1215,12 +1244,13 @@ def _recording_classifier(first: np.ndarray, judged: np.ndarray, again: np.ndarr
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             return self.views_reading(views, weights, orientations)[0]
 
         def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
                           orientations: int = 2, early_sure: float = 0.0,
-                          early_views: bool = False
+                          early_views: bool = False, early_one: float = 0.0
                           ) -> tuple[np.ndarray, np.ndarray]:
             calls.append((len(views), len(views[0])))
             if len(views) == 1:  # corners read again

@@ -51,11 +51,14 @@ class PartsSpy:
         self.reading_settings = detector.reading_settings
         self.windows: list[np.ndarray] = []
         self.whole = 0
+        self.modes: list[str] = []
 
     def detect(self, image: np.ndarray, mode: str = "photo", complete: object = None
                ) -> Detections:
-        self.whole += 1
-        return self.detector.detect(image, mode)  # type: ignore[arg-type]
+        self.modes.append(mode)
+        if mode == "live":
+            self.whole += 1
+        return self.detector.detect(image, mode, complete)  # type: ignore[arg-type]
 
     def detect_live_parts(self, image: np.ndarray, parts: np.ndarray) -> Detections:
         self.windows.append(parts)
@@ -68,7 +71,7 @@ def fresh(detector: CardDetector, frame: np.ndarray) -> list[str]:
 
 def test_a_still_hand_is_read_once_and_kept(detector: CardDetector) -> None:
     scene = frame_of(SCENES[1])
-    stream = LiveStream(detector)
+    stream = LiveStream(detector, refine=False)
     first = stream.read(noisy(scene, 0))
     assert sorted(first.card_names) == fresh(detector, noisy(scene, 0))
     assert len(first.cards) >= 12
@@ -85,7 +88,7 @@ def test_a_hand_over_the_cards_is_read_where_it_lies(detector: CardDetector) -> 
     only; the hand gone, the cards it covered are back."""
     scene = frame_of(SCENES[1])
     spy = PartsSpy(detector)
-    stream = LiveStream(spy)  # type: ignore[arg-type]
+    stream = LiveStream(spy, refine=False)  # type: ignore[arg-type]
     before = stream.read(scene)
     height, width = scene.shape[:2]
     for step, centre in enumerate(((320, 520), (320, 430), (320, 400), (320, 400))):
@@ -109,7 +112,7 @@ def test_a_hand_over_the_cards_is_read_where_it_lies(detector: CardDetector) -> 
 
 def test_a_new_hand_or_frame_size_is_read_whole(detector: CardDetector) -> None:
     spy = PartsSpy(detector)
-    stream = LiveStream(spy)  # type: ignore[arg-type]
+    stream = LiveStream(spy, refine=False)  # type: ignore[arg-type]
     stream.read(frame_of(SCENES[0]))
     other = frame_of(SCENES[1])
     reading = stream.read(other)
@@ -142,7 +145,7 @@ class WholeOnly:
 def test_a_detector_without_parts_reads_each_changed_frame_whole(
         detector: CardDetector) -> None:
     whole = WholeOnly(detector)
-    stream = LiveStream(whole)  # type: ignore[arg-type]
+    stream = LiveStream(whole, refine=False)  # type: ignore[arg-type]
     scene = frame_of(SCENES[2])
     stream.read(scene)
     stream.read(noisy(scene, 1))
@@ -151,3 +154,27 @@ def test_a_detector_without_parts_reads_each_changed_frame_whole(
     reading = stream.read(covered)
     assert whole.calls == 2
     assert sorted(reading.card_names) == fresh(detector, covered)
+
+
+def test_a_hand_held_still_is_read_once_in_photo_mode(detector: CardDetector) -> None:
+    """``refine``: the first frame that holds still after a change is read whole in photo
+    mode, as a photo of it would be, and kept; a change is read in live mode again."""
+    scene = frame_of(SCENES[0])
+    spy = PartsSpy(detector)
+    stream = LiveStream(spy)  # type: ignore[arg-type]
+    stream.read(noisy(scene, 0))
+    assert spy.modes == ["live"] and not stream.refined
+    still = noisy(scene, 1)
+    refined = stream.read(still)
+    assert spy.modes == ["live", "photo"] and stream.refined
+    assert sorted(refined.card_names) == sorted(
+        read_image(still, detector, "frame", mode="photo").card_names)
+    assert stream.read(noisy(scene, 2)) is refined
+    assert stream.read(noisy(scene, 3)) is refined
+    covered = noisy(with_hand(scene, (320, 420)), 4)
+    stream.read(covered)
+    assert not stream.refined and spy.windows and spy.modes.count("photo") == 1
+    stream.read(noisy(with_hand(scene, (320, 420)), 5))
+    assert stream.refined and spy.modes.count("photo") == 2
+    assert (stream.counts.whole, stream.counts.parts, stream.counts.kept,
+            stream.counts.refined) == (1, 1, 2, 2)

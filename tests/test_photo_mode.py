@@ -357,7 +357,8 @@ def _both_detectors_read(mode: str, sureness: float,
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             named.append(len(views[0]))
             return np.repeat(distribution(("As", sureness))[None], len(views[0]), axis=0)
 
@@ -433,7 +434,8 @@ class SureAce:
 
     def views_probabilities(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
                             orientations: int = 2, early_sure: float = 0.0,
-                            early_views: bool = False) -> np.ndarray:
+                            early_views: bool = False,
+                            early_one: float = 0.0) -> np.ndarray:
         return np.repeat(distribution(("As", 0.95))[None], len(views[0]), axis=0)
 
 
@@ -648,7 +650,8 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             seen.append((len(views), tuple(weights), orientations))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
@@ -685,7 +688,8 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             used.append(self.name)
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 

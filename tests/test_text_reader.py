@@ -120,7 +120,7 @@ class _Judging:
 
     def views_reading(self, views: list[np.ndarray], weights: tuple[float, ...] = (1.0,),
                       orientations: int = 2, early_sure: float = 0.0,
-                      early_views: bool = False
+                      early_views: bool = False, early_one: float = 0.0
                       ) -> tuple[np.ndarray, np.ndarray]:
         n = len(views[0])
         return self.readings[:n].copy(), self.judged[:n].copy()
@@ -163,7 +163,8 @@ def test_photo_mode_asks_the_text_reader_only_of_unsure_names() -> None:
         def views_probabilities(self, views: list[np.ndarray],
                                 weights: tuple[float, ...] = (1.0,),
                                 orientations: int = 2, early_sure: float = 0.0,
-                                early_views: bool = False) -> np.ndarray:
+                                early_views: bool = False,
+                                early_one: float = 0.0) -> np.ndarray:
             return np.stack([_distribution("8d", 0.999) if k % 2 else _torn()
                              for k in range(len(views[0]))])
 

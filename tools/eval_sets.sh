@@ -6,6 +6,8 @@
 #   eval-4032     50 13-card scenes at 4032x3024   } targets
 #   eval-table    40 whole tables at 4032x3024     }
 #   eval-jumbo   100 13-card scenes at 1280x960 of the jumbo-index probe decks (session 44)
+#   eval-640x480 eval-1280's scenes shrunk to a camera frame's 640x480, labels as they are:
+#                live mode against photo mode on the same hands (session 48)
 # bash tools/eval_sets.sh [SET ...] (default all), after `make install-train` and
 # `python -m vision.training.synth.decks fetch`; about 10 minutes on 2 cores. A scene
 # depends only on its seed, its number and the held-out decks, so the sets come out the
@@ -21,12 +23,32 @@ declare -A recipe=(
   [eval-1280]="--count 100 --seed 131 --imgsz 1280 --height 960 $HAND"
   [eval-4032]="--count 50 --seed 133 --imgsz 4032 --height 3024 $HAND"
   [eval-table]="--count 40 --seed 132 --imgsz 4032 --height 3024 --layouts table"
-  [eval-jumbo]="--count 100 --seed 144 --imgsz 1280 --height 960 $HAND --val-decks $JUMBO")
-[ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table eval-jumbo
+  [eval-jumbo]="--count 100 --seed 144 --imgsz 1280 --height 960 $HAND --val-decks $JUMBO"
+  [eval-640x480]="shrunk from eval-1280")
+[ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table eval-jumbo eval-640x480
 for name in "$@"; do
   [ -n "${recipe[$name]+set}" ] || { echo "unknown set $name: known ${!recipe[*]}"; exit 2; }
 done
 for name in "$@"; do
+  if [ "$name" = eval-640x480 ]; then
+    [ -f "$G/eval-1280/data.yaml" ] || { echo "eval-640x480 is shrunk from eval-1280: draw that first"; exit 2; }
+    rm -rf "${G:?}/$name"
+    $P - "$G/eval-1280" "$G/$name" <<'PY'
+import shutil, sys
+from pathlib import Path
+import cv2
+source, out = Path(sys.argv[1]), Path(sys.argv[2])
+shutil.copytree(source / "labels", out / "labels")
+shutil.copy(source / "manifest.csv", out)
+(out / "data.yaml").write_text((source / "data.yaml").read_text().replace(source.name, out.name))
+for photo in sorted((source / "images").rglob("*.jpg")):
+    to = out / photo.relative_to(source)
+    to.parent.mkdir(parents=True, exist_ok=True)
+    small = cv2.resize(cv2.imread(str(photo)), (640, 480), interpolation=cv2.INTER_AREA)
+    cv2.imwrite(str(to), small, [cv2.IMWRITE_JPEG_QUALITY, 92])
+PY
+    continue
+  fi
   rm -rf "${G:?}/$name"
   # shellcheck disable=SC2086
   $P -m vision.training.synth --out "$G/$name" ${recipe[$name]} --val-fraction 1.0 \

@@ -63,8 +63,8 @@ class CornerClassifier:
     def views_probabilities(self, views: Sequence[np.ndarray], mirrored: bool = True,
                             weights: Sequence[float] | None = None,
                             orientations: int | None = None,
-                            early_sure: float = 0.0, early_views: bool = False
-                            ) -> np.ndarray:
+                            early_sure: float = 0.0, early_views: bool = False,
+                            early_one: float = 0.0) -> np.ndarray:
         """The same N corners cut several ways (``views``: each (N, CROP, CROP, 3)) ->
         (N, 52) probabilities from the readings' log-probabilities averaged with
         ``weights`` (one a view; default equal), in one run of the network. Photo mode cuts
@@ -85,14 +85,18 @@ class CornerClassifier:
         the network reads a half (four turns) to a quarter (eight) of the crops. The
         crops read in every turn are named exactly as without it. ``early_views`` (with
         ``early_sure``): the first view is read alone first, and a crop it names so surely
-        is not read in the other views either."""
+        is not read in the other views either. ``early_one`` (with ``early_sure``, 0: off):
+        a crop that its first view names this surely as it is is not read mirrored either
+        (``_as_is_then_mirrored``), and keeps that one reading when ``early_one`` is at
+        least ``early_sure``."""
         return self.views_reading(views, mirrored, weights, orientations, early_sure,
-                                  early_views)[0]
+                                  early_views, early_one)[0]
 
     def views_reading(self, views: Sequence[np.ndarray], mirrored: bool = True,
                       weights: Sequence[float] | None = None,
                       orientations: int | None = None, early_sure: float = 0.0,
-                      early_views: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+                      early_views: bool = False, early_one: float = 0.0
+                      ) -> tuple[np.ndarray, np.ndarray | None]:
         """``views_probabilities``, and (N,) the probability that each crop shows a corner
         index at all when the model judges that (``judges_index``; else None): its index
         logits averaged over the same readings, of the reading kept."""
@@ -108,7 +112,7 @@ class CornerClassifier:
         # The inverted copies ride in the same run of the network as the rest.
         both, index_both = self._joint_probabilities(
             [np.concatenate([view, 255 - view[light]]) for view in views], turns, weights,
-            early_sure, early_views)
+            early_sure, early_views, early_one)
         probs, inverted = both[:n], both[n:]
         surer = inverted.max(axis=1) > probs[light].max(axis=1)
         probs[light[surer]] = inverted[surer]
@@ -120,7 +124,7 @@ class CornerClassifier:
 
     def _joint_probabilities(self, views: Sequence[np.ndarray], turns: int,
                              weights: Sequence[float] | None, early_sure: float = 0.0,
-                             early_views: bool = False
+                             early_views: bool = False, early_one: float = 0.0
                              ) -> tuple[np.ndarray, np.ndarray | None]:
         n, count = len(views[0]), len(views)
         batch = np.concatenate([classifier_input(softened(view, self.soften_px))
@@ -128,13 +132,20 @@ class CornerClassifier:
         by_view = batch.reshape(count, n, *batch.shape[1:])
         share = np.ones(count) if weights is None else np.asarray(weights, np.float64)
         first = 2 if early_sure > 0 and turns > 2 else turns
+        one_first = early_one > 0 and early_sure > 0 and first == 2
         if not (early_sure > 0 and early_views and count > 1):
             # Readings (turn-major, then view, as ``_turned`` stacks them) x crops x names.
-            log_probs, logits = self._readings(_turned(_flat(by_view), first), n)
+            if one_first and count == 1:
+                log_probs, logits = self._as_is_then_mirrored(by_view[0], early_one)
+            else:
+                log_probs, logits = self._readings(_turned(_flat(by_view), first), n)
             return self._other_turns(by_view, log_probs, logits, share, first, turns,
                                      early_sure)
         # The first view alone first: a crop it names surely is not read the other ways.
-        log_probs, logits = self._readings(_turned(by_view[0], first), n)
+        if one_first:
+            log_probs, logits = self._as_is_then_mirrored(by_view[0], early_one)
+        else:
+            log_probs, logits = self._readings(_turned(by_view[0], first), n)
         probs, index = _averaged(log_probs, logits, share[:1])
         rest = np.flatnonzero(~_decided(probs, index, early_sure))
         if len(rest) == 0:
@@ -172,6 +183,26 @@ class CornerClassifier:
         if index is not None and joined_index is not None:
             index[rest] = joined_index
         return probs, index
+
+    def _as_is_then_mirrored(self, batch: np.ndarray, early_one: float
+                             ) -> tuple[np.ndarray, np.ndarray | None]:
+        """``batch`` (n, 3, H, W) read as it is and mirrored, as ``_readings`` of its two
+        first turns gives them (2, n, ...), but mirrored only where the crop as it is is
+        named under ``early_one`` (or its index head undecided): a crop named so surely
+        holds its one reading in both turns, which average to it."""
+        n = len(batch)
+        log_probs, logits = self._readings(batch, n)
+        probs, index = _averaged(log_probs, logits, np.ones(1))
+        log_probs = np.concatenate([log_probs, log_probs])
+        logits = None if logits is None else np.concatenate([logits, logits])
+        rest = np.flatnonzero(~_decided(probs, index, early_one))
+        if len(rest):
+            mirrored, mirrored_logits = self._readings(
+                np.ascontiguousarray(batch[rest][:, :, :, ::-1]), len(rest))
+            log_probs[1, rest] = mirrored[0]
+            if logits is not None and mirrored_logits is not None:
+                logits[1, rest] = mirrored_logits[0]
+        return log_probs, logits
 
     def _readings(self, batch: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray | None]:
         """One run of the network over ``batch`` (readings of ``n`` crops, one after

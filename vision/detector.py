@@ -227,6 +227,12 @@ class ModelInfo:
     # 2.2 -> 1.16 s, its photos all right 92.5 -> 97.5 %; at 4 and 6 as before, slower;
     # the hands' sets the same photos right but one of 300 (models/README.md, "Session 47").
     photo_read_near: float = 0.0
+    # With ``early_sure``, both modes read a crop mirrored only when it is named under this
+    # as it is (0: every crop mirrored too). At 0.9999 every set measured read the same
+    # photos wrong with the same cards (at 0.999 and 0.99 a real photo gained a wrong
+    # card), and the photo classifier read 90 crops a photo of eval-1280 against 102
+    # (models/README.md, "Session 48").
+    early_one_turn: float = 0.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -285,9 +291,10 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_first_look {self.photo_first_look} is a share "
                              "of a photo's longer side: choose 0 (the network's size) up to "
                              "below 1")
-        if not 0 <= self.early_sure <= 1:
-            raise ModelError(f"cards.json: early_sure {self.early_sure} is a probability: "
-                             "choose 0 (off) up to 1")
+        for name in ("early_sure", "early_one_turn"):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ModelError(f"cards.json: {name} {getattr(self, name)} is a "
+                                 "probability: choose 0 (off) up to 1")
         for name in ("photo_orientations", "live_orientations"):
             if getattr(self, name) not in ORIENTATIONS:
                 raise ModelError(f"cards.json: {name} {getattr(self, name)}: "
@@ -387,7 +394,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              tuple(float(f) for f in settings.get("photo_short_scales", [])),
                              float(settings.get("photo_first_look", 0.0)),
                              float(settings.get("photo_first_look_stands", 0.0)),
-                             float(settings.get("photo_read_near", 0.0)))
+                             float(settings.get("photo_read_near", 0.0)),
+                             float(settings.get("early_one_turn", 0.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -1086,11 +1094,11 @@ class CardDetector:
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
                     views, weights=weights, orientations=orientations, early_sure=early,
-                    early_views=early_views)
+                    early_views=early_views, early_one=self.info.early_one_turn)
             else:
                 probabilities = classifier.views_probabilities(
                     views, weights=weights, orientations=orientations, early_sure=early,
-                    early_views=early_views)
+                    early_views=early_views, early_one=self.info.early_one_turn)
             if index_probabilities is not None and self.info.photo_crowded_mask:
                 read_blanked(probabilities, index_probabilities)
             if tight_margin > 0:

@@ -13,6 +13,13 @@ A cell read while it was changing (a card sliding, a hand passing over it) may h
 read blurred or half covered, and the frames after it differ from it too little to be read
 again: so the cells that changed are read once more in the next frame, when they have
 held still.
+
+Live mode names corners with its small network in one pass; photo mode reads far better
+(rendered held-out hands at 640x480: 78 % of them exactly right against 67 %, for about
+270 ms a frame; models/README.md, "Session 48"). So, with ``refine``, the first frame that
+holds still after a change is read once in photo mode, whole, and that reading is kept
+until the frame changes again: a hand held to the camera is read as a photo of it would
+be, the frames in between at live mode's speed.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import numpy as np
 
 from .detections import Detections
 from .detector import joined, near_parts
-from .pipeline import HAND_SIZE, Detector, PhotoReading, reading_of
+from .pipeline import HAND_SIZE, Detector, PhotoReading, read_image, reading_of
 
 THUMB_CELLS = 80  # the thumbnail's cells along the frame's longer side
 # A cell whose mean grey moves by more than this (of 255) changed: a camera's noise, at a
@@ -45,10 +52,11 @@ class StreamCounts:
     whole: int = 0
     parts: int = 0
     kept: int = 0
+    refined: int = 0  # read whole in photo mode, once still (``LiveStream.refine``)
 
     @property
     def frames(self) -> int:
-        return self.whole + self.parts + self.kept
+        return self.whole + self.parts + self.kept + self.refined
 
 
 class LiveStream:
@@ -56,15 +64,18 @@ class LiveStream:
 
     ``detector``: a :class:`vision.detector.CardDetector` (one without
     ``detect_live_parts`` reads every changed frame whole). ``expect``: the cards a frame
-    should hold (a hand: 13; None: not told). One stream per camera: its state is the
-    last frame's reading."""
+    should hold (a hand: 13; None: not told). ``refine``: the first frame that holds
+    still after a change is read in photo mode (see the module's notes). One stream per
+    camera: its state is the last frame's reading."""
 
     def __init__(self, detector: Detector, expect: int | None = HAND_SIZE,
-                 name: str = "live", change_level: float = CHANGE_LEVEL) -> None:
+                 name: str = "live", change_level: float = CHANGE_LEVEL,
+                 refine: bool = True) -> None:
         self.detector = detector
         self.expect = expect
         self.name = name
         self.change_level = change_level
+        self.refine = refine
         self.counts = StreamCounts()
         self.reset()
 
@@ -74,6 +85,7 @@ class LiveStream:
         self._unsettled: np.ndarray | None = None  # cells read while they changed
         self._detections: Detections | None = None
         self._reading: PhotoReading | None = None
+        self.refined = False  # whether the reading is photo mode's of a still frame
 
     def read(self, image: np.ndarray) -> PhotoReading:
         """The reading of ``image`` (RGB uint8, H x W x 3), the stream's next frame."""
@@ -85,6 +97,9 @@ class LiveStream:
             return self._read_whole(image, thumb, np.zeros(thumb.shape, bool))
         changed = self._changed(thumb, reference)
         assert self._unsettled is not None
+        if self.refine and not self.refined and not changed.any():
+            # Photo mode reads the whole frame: the unsettled cells too.
+            return self._refined(image)
         cells = changed | self._unsettled
         if not cells.any():
             self.counts.kept += 1
@@ -113,11 +128,22 @@ class LiveStream:
         self.counts.whole += 1
         return self._keep(image, detections, thumb, changed)
 
+    def _refined(self, image: np.ndarray) -> PhotoReading:
+        reading = read_image(image, self.detector, self.name, self.expect, mode="photo")
+        self.counts.refined += 1
+        self.refined = True
+        assert self._reference is not None
+        self._reading, self._unsettled = reading, np.zeros(self._reference.shape, bool)
+        self._detections = reading.detections if reading.detections is not None \
+            else Detections.empty()
+        return reading
+
     def _keep(self, image: np.ndarray, detections: Detections, reference: np.ndarray,
               unsettled: np.ndarray) -> PhotoReading:
         settings = getattr(self.detector, "reading_settings", {})
         self._reading = reading_of(image, detections, self.name, self.expect, settings)
         self._detections, self._reference, self._unsettled = detections, reference, unsettled
+        self.refined = False
         return self._reading
 
     def _changed(self, thumb: np.ndarray, reference: np.ndarray) -> np.ndarray:
