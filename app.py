@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import threading
 from dataclasses import fields
 from typing import Any
 
@@ -45,7 +44,7 @@ from ui.i18n import (
     ngettext,
     set_language,
 )
-from ui.photo import annotated_jpeg, annotated_picture, legend_html, shrink
+from ui.photo import annotated_jpeg, legend_html, shrink
 from ui.style import PAGE_STYLE, card_text, cards_html
 from ui.timing import phase
 
@@ -303,38 +302,6 @@ def hand_input() -> None:
             st.session_state["hand_cards"] = list(dict.fromkeys(reading.card_names))
 
 
-class LiveReader:
-    """Reads every frame of the live video (in streamlit-webrtc's worker thread) and keeps
-    the latest reading for the page to take. Each camera has its own stream, which reads a
-    frame again only where it changed (``vision.live``): a hand held still costs next to
-    nothing, so one laptop serves several phones' cameras."""
-
-    def __init__(self, detector: Any, language: str) -> None:
-        from vision.live import LiveStream
-
-        self.stream = LiveStream(detector)
-        self.language = language
-        self.lock = threading.Lock()
-        self.latest: list[str] = []
-
-    def use(self, detector: Any) -> None:
-        """Read with ``detector`` (another deck chosen) from the next frame on."""
-        with self.lock:
-            if self.stream.detector is not detector:
-                self.stream.detector = detector
-                self.stream.reset()
-
-    def __call__(self, frame: Any) -> Any:
-        import av
-
-        image = frame.to_ndarray(format="rgb24")
-        with self.lock:
-            reading = self.stream.read(image)
-            self.latest = list(dict.fromkeys(reading.card_names))
-        boxed = np.asarray(annotated_picture(image, reading, self.language))
-        return av.VideoFrame.from_ndarray(boxed, format="rgb24")
-
-
 def live_camera() -> None:
     """A continuous webcam view with the cards boxed as they are read. Peer-to-peer on the
     same machine or network, so no STUN/TURN server is configured."""
@@ -349,7 +316,11 @@ def live_camera() -> None:
         st.error(_("The card detector is not available ({problem}). Type the cards instead."
                    ).format(problem=error_text(error)))
         return
-    reader = st.session_state.setdefault("live_reader", LiveReader(detector, get_language()))
+    from ui.live import LiveReader
+
+    if "live_reader" not in st.session_state:
+        st.session_state["live_reader"] = LiveReader(detector, get_language())
+    reader = st.session_state["live_reader"]
     reader.use(detector)
     reader.language = get_language()
     webrtc_streamer(

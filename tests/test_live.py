@@ -178,3 +178,38 @@ def test_a_hand_held_still_is_read_once_in_photo_mode(detector: CardDetector) ->
     assert stream.refined and spy.modes.count("photo") == 2
     assert (stream.counts.whole, stream.counts.parts, stream.counts.kept,
             stream.counts.refined) == (1, 1, 2, 2)
+
+
+class Frame:
+    """What streamlit-webrtc hands the app's callback: a video frame."""
+
+    def __init__(self, image: np.ndarray) -> None:
+        self.image = image
+
+    def to_ndarray(self, format: str) -> np.ndarray:
+        assert format == "rgb24"
+        return self.image
+
+
+def test_the_apps_live_camera_boxes_each_frame_and_keeps_its_cards(
+        detector: CardDetector) -> None:
+    from ui.live import LiveReader
+
+    scene = frame_of(SCENES[1])
+    reader = LiveReader(detector, "en")
+    boxed = reader(Frame(scene))
+    assert boxed.to_ndarray(format="rgb24").shape == scene.shape
+    assert sorted(reader.latest) == fresh(detector, scene)
+    reader(Frame(noisy(scene, 1)))  # held still: read in photo mode
+    assert reader.stream.refined
+    photo = sorted(read_image(noisy(scene, 1), detector, "frame", mode="photo").card_names)
+    assert sorted(reader.latest) == photo
+    # Another deck chosen: the next frame is read afresh with it.
+    other = CardDetector()
+    reader.use(other)
+    assert reader.stream.detector is other and not reader.stream.refined
+    reader(Frame(scene))
+    assert reader.stream.counts.whole == 2
+    reader.use(other)  # the same deck again: nothing forgotten
+    reader(Frame(noisy(scene, 2)))
+    assert reader.stream.counts.whole == 2 and reader.stream.refined
