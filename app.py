@@ -323,6 +323,8 @@ def live_camera() -> None:
     reader = st.session_state["live_reader"]
     reader.use(detector)
     reader.language = get_language()
+    st.caption(_("Hold the cards still for a moment: the camera then reads them as "
+                 "carefully as a photo."))
     webrtc_streamer(
         key="live",
         mode=WebRtcMode.SENDRECV,
