@@ -133,19 +133,21 @@ class CornerClassifier:
         share = np.ones(count) if weights is None else np.asarray(weights, np.float64)
         first = 2 if early_sure > 0 and turns > 2 else turns
         one_first = early_one > 0 and early_sure > 0 and first == 2
+
+        def first_turns(batch: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+            """Readings of ``batch`` (one view or more, view-major) in the ``first`` turns
+            (turn-major, then view, as ``_turned`` stacks them) x crops x names; one view's
+            sure crops read as they are only, with ``early_one``."""
+            if one_first and len(batch) == n:
+                return self._as_is_then_mirrored(batch, early_one)
+            return self._readings(_turned(batch, first), n)
+
         if not (early_sure > 0 and early_views and count > 1):
-            # Readings (turn-major, then view, as ``_turned`` stacks them) x crops x names.
-            if one_first and count == 1:
-                log_probs, logits = self._as_is_then_mirrored(by_view[0], early_one)
-            else:
-                log_probs, logits = self._readings(_turned(_flat(by_view), first), n)
+            log_probs, logits = first_turns(_flat(by_view))
             return self._other_turns(by_view, log_probs, logits, share, first, turns,
                                      early_sure)
         # The first view alone first: a crop it names surely is not read the other ways.
-        if one_first:
-            log_probs, logits = self._as_is_then_mirrored(by_view[0], early_one)
-        else:
-            log_probs, logits = self._readings(_turned(by_view[0], first), n)
+        log_probs, logits = first_turns(by_view[0])
         probs, index = _averaged(log_probs, logits, share[:1])
         rest = np.flatnonzero(~_decided(probs, index, early_sure))
         if len(rest) == 0:

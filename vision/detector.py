@@ -807,13 +807,12 @@ class CardDetector:
                 more = self._read_parts(table, image, self.info.table_conf, sized, parts)
             if light_on_dark:
                 found = self._and_negative(image, found, sized)
+        if mode == "live":
+            return self._named_live(image, found)
         if self.classifier is None:
             if more is not None:
                 found = joined(found, more)
             return found[found.confidence >= self.info.conf]
-        if mode == "live":
-            return self._name_corners(image, found, self.classifier,
-                                      orientations=self.info.live_orientations)
         named = name(found, self.text_reader)
         if waits and table is not None and complete is not None and not complete(named):
             more = self._read_parts(table, image, self.info.table_conf, sized, parts)
@@ -851,8 +850,13 @@ class CardDetector:
         A camera stream (``vision.live.LiveStream``) reads again only where its frame
         changed. The windows read may reach past ``parts``: the caller keeps what it
         needs."""
-        found = self._read_parts(self.locator, image, self.info.detector_threshold,
-                                 {"side": self.info.imgsz}, parts)
+        return self._named_live(image, self._read_parts(
+            self.locator, image, self.info.detector_threshold, {"side": self.info.imgsz},
+            parts))
+
+    def _named_live(self, image: np.ndarray, found: Detections) -> Detections:
+        """Live mode's corners from the boxes ``found`` in ``image``: named by its
+        classifier, or those the detector is sure of when there is none."""
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
         return self._name_corners(image, found, self.classifier,

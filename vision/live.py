@@ -54,10 +54,6 @@ class StreamCounts:
     kept: int = 0
     refined: int = 0  # read whole in photo mode, once still (``LiveStream.refine``)
 
-    @property
-    def frames(self) -> int:
-        return self.whole + self.parts + self.kept + self.refined
-
 
 class LiveStream:
     """Reads a camera's frames in live mode, reading each only where it changed.
@@ -91,9 +87,9 @@ class LiveStream:
         """The reading of ``image`` (RGB uint8, H x W x 3), the stream's next frame."""
         thumb = _thumbnail(image)
         reference, detections = self._reference, self._detections
+        # A frame of another size (the same shape gives the same grid) is a new stream.
         if reference is None or detections is None or self._reading is None \
-                or reference.shape != thumb.shape or self._reading.size != \
-                (image.shape[1], image.shape[0]):
+                or self._reading.size != (image.shape[1], image.shape[0]):
             return self._read_whole(image, thumb, np.zeros(thumb.shape, bool))
         changed = self._changed(thumb, reference)
         assert self._unsettled is not None
