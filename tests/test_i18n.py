@@ -405,6 +405,21 @@ def test_table_photo_warnings_are_translated(language: str,
 
 
 @pytest.mark.parametrize("language", CATALOG_LANGUAGES)
+def test_retake_hints_are_translated(language: str) -> None:
+    from test_retake import in_a_line
+
+    from vision.retake import SMALL_INDEX_PX, retake_hints
+
+    hints = retake_hints(in_a_line(12, SMALL_INDEX_PX - 2, 0.5))
+    assert len(hints) == 2
+    set_language(language)
+    for text in hints:
+        assert terms.is_known_message(text), text
+        shown = terms.message(text)
+        assert shown != text and "{" not in shown, (text, shown)
+
+
+@pytest.mark.parametrize("language", CATALOG_LANGUAGES)
 def test_deck_learning_steps_are_translated(language: str) -> None:
     """Each step vision.decks.learn_deck reports (``tell(step, steps, what)``), with its
     formatted parts filled in, reads in the player's language under the progress bar."""

@@ -457,6 +457,13 @@ ERROR_SHAPES: list[tuple[str, str]] = [
      r"(?P<confidence>\S+), too unsure to count; check it and add the card if it is there",
      N_("maybe {card}: one corner near ({x}, {y}) reads {card} at {confidence}, too unsure "
         "to count; check it and add the card if it is there")),
+    # What to change in the retake, when a hand reads short (vision/retake.py).
+    (r"the card corners are small in this photo: move closer, so the cards fill most of it",
+     N_("the card corners are small in this photo: move closer, so the cards fill most of "
+        "it")),
+    (r"the card corners lie on top of each other: fan the cards wider, so each corner shows "
+     r"whole", N_("the card corners lie on top of each other: fan the cards wider, so each "
+                  "corner shows whole")),
     (r"(?P<card>\S+), seen in one corner, was set aside as a card too many: check it",
      N_("{card}, seen in one corner, was set aside as a card too many: check it")),
     (r"(?P<photo>.+) is not an image we can read: use a JPEG or PNG photo",

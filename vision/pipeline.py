@@ -20,6 +20,7 @@ from .detections import Detections
 from .detector import Mode
 from .photo import MAX_SIDE, load_photo
 from .reading import CardReading, Rows, group_rows, merge_corners
+from .retake import retake_hints
 
 HAND_SIZE = 13
 
@@ -97,8 +98,12 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
     (``settings``: the detector's ``reading_settings``)."""
     merged = merge_corners(detections, expect=expect, **(settings or {}))
     cards = merged.cards
-    # The count first: the cards read but left in doubt ("maybe ...") explain it.
-    warnings = count_warnings(len(cards), expect) + merged.warnings
+    # The count first, then what the photo says to change in the retake: the cards read
+    # but left in doubt ("maybe ...") come last.
+    warnings = count_warnings(len(cards), expect)
+    if expect is not None and 0 < len(cards) < expect:
+        warnings += retake_hints(detections)
+    warnings += merged.warnings
     rows = group_rows(cards) if len(cards) == HAND_SIZE else None
     height, width = image.shape[:2]
     return PhotoReading(name, cards, rows, warnings, detections, (width, height),
