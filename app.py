@@ -369,6 +369,7 @@ def page_hand(rules: Rules) -> None:
         verb = (_("add {count} in the list below") if len(cards) < 13
                 else _("remove {count} in the list below")).format(count=abs(13 - len(cards)))
         st.warning(_("{count} cards: a hand has 13, {fix}.").format(count=len(cards), fix=verb))
+        offer_doubtful_cards(reading, cards)
     if reading is not None:
         with st.expander(_("The photo as read"), expanded=not complete):
             show_reading(reading, "hand", ngettext("{count} card read", "{count} cards read",
@@ -377,6 +378,29 @@ def page_hand(rules: Rules) -> None:
     with st.expander(_("Correct the cards"), expanded=not complete):
         st.multiselect(_("Cards (remove a wrong one, add a missed one)"), CARD_NAMES,
                        format_func=card_text, key="hand_cards")
+
+
+def offer_doubtful_cards(reading: Any, cards: list[str]) -> None:
+    """A hand short of 13: the cards the reader saw in one unsure corner ("maybe 5h: ...")
+    are one tap away, not a search through 52 names on a phone."""
+    if reading is None or len(cards) >= 13:
+        return
+    offered = [card.card for card in reading.doubtful if card.card not in cards]
+    if not offered:
+        return
+    st.caption(_("Seen, but too unsure to count: check the photo, and tap a card that is "
+                 "there."))
+    for column, card in zip(st.columns(len(offered)), offered, strict=True):
+        column.button(_("Add {card}").format(card=card_text(card)), key=f"hand_maybe:{card}",
+                      on_click=add_hand_card, args=(card,))
+
+
+def add_hand_card(card: str) -> None:
+    # A callback: it runs before the page is drawn again, when the card list's widget
+    # state may still change.
+    cards = list(st.session_state.get("hand_cards", []))
+    if card not in cards:
+        st.session_state["hand_cards"] = [*cards, card]
 
 
 def show_advice(cards: list[str], rules: Rules, players: int, reading: Any) -> None:

@@ -274,3 +274,30 @@ def test_many_uploads_in_one_session_keep_one_photo(app: AppTest) -> None:
     assert "hand_photo" not in state  # the uploaded bytes are not kept
     kept = state["photo:hand"]
     assert max(kept["image"].shape) <= 1000 and len(kept["jpeg"]) == 1
+
+
+def test_a_card_seen_unsurely_is_one_tap_away(app: AppTest) -> None:
+    """A hand read short offers the cards seen in one unsure corner ("maybe ...") as
+    buttons: a tap adds one to the hand, without a search through 52 names."""
+    import io
+
+    from PIL import Image
+
+    scene = ROOT / "tests" / "data" / "scenes" / "scene-02-rows.jpg"
+    small = Image.open(scene).convert("RGB").resize((200, 200), Image.Resampling.LANCZOS)
+    photo = io.BytesIO()
+    small.save(photo, "PNG")
+    # Measured 2026-11-29: shrunk to indices of 9-15 px, the hand reads 12 cards, and a
+    # 13th is seen in one unsure corner.
+    app.session_state["hand_photo"] = ("upload-small", "small.png", photo.getvalue())
+    at = app.run()
+    assert not at.exception
+    cards = list(at.multiselect(key="hand_cards").value)
+    offered = [b for b in at.button if str(b.key).startswith("hand_maybe:")]
+    assert len(cards) < 13 and offered
+    card = str(offered[0].key).split(":", 1)[1]
+    assert card not in cards and offered[0].label.startswith("Add ")
+    at = offered[0].click().run()
+    assert not at.exception
+    assert list(at.multiselect(key="hand_cards").value) == [*cards, card]
+    assert not any(str(b.key) == f"hand_maybe:{card}" for b in at.button)
