@@ -29,8 +29,8 @@ MIN_MEASURED = 2
 # shrunk to 240 px square (indices of 11-18 px, 12 at the median) read 77 of their 78
 # cards; to 200 px (9-15) 72, to 170 px (8-13) 59, to 140 px (7-11) 34.
 SMALL_INDEX_PX = 12.0
-# In index sizes. Medians on tune-1280b's 300 scenes, by layout: fans 0.92 (0.58 among
-# the fans read wrong), rows 2.14, overlaps 2.46, spreads 2.95.
+# In index sizes. Medians on tune-1280b's 300 scenes, by layout: fans 0.87 (0.50 among
+# the fans read wrong), rows 2.12, overlaps 2.46, spreads 2.94.
 CROWDED = 0.8
 
 
