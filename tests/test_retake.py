@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import DATA
 from PIL import Image
 
 from engine.cards import CARD_NAMES
@@ -14,7 +14,7 @@ from vision.detections import Detections
 from vision.pipeline import HAND_SIZE, read_image, reading_of
 from vision.retake import CROWDED, SMALL_INDEX_PX, crowding, retake_hints
 
-SCENES = Path(__file__).resolve().parent / "data" / "scenes"
+SCENES = DATA / "scenes"
 SMALL = "the card corners are small in this photo: move closer, so the cards fill most of it"
 CROWDED_HINT = ("the card corners lie on top of each other: fan the cards wider, so each "
                 "corner shows whole")

@@ -266,7 +266,7 @@ def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
     """(N, N): whether two corners lie within one card of each other: ``span`` pixels when
     given, else the photo's card diagonal (``_measured_diagonal``) times the larger
     of the two corners' sizes. Computed once a photo; every grouping below reads it."""
-    distance = _pairwise_distances(detections.centers)
+    distance = pairwise_distances(detections.centers)
     if span is not None:
         return distance <= span
     sizes = detections.longer_sides
@@ -281,7 +281,7 @@ def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
     return linked & ~between
 
 
-def _pairwise_distances(centers: np.ndarray) -> np.ndarray:
+def pairwise_distances(centers: np.ndarray) -> np.ndarray:
     """(N, N) distances between the (N, 2) points ``centers``."""
     return np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
 
@@ -360,7 +360,7 @@ def _two_corners(detections: Detections, members: list[int]) -> bool:
     if len(members) < 2:
         return False
     size = float(detections.longer_sides[members].max())
-    spread = _pairwise_distances(detections.centers[members])
+    spread = pairwise_distances(detections.centers[members])
     return bool(spread.max() >= MIN_DIAGONAL_PER_INDEX * size)
 
 
@@ -390,7 +390,7 @@ def _missing_fourth_corners(detections: Detections, groups: list[Group]) -> np.n
         if len(sure) < 3:
             continue
         size = float(detections.longer_sides[sure].max())
-        near = _pairwise_distances(centers[sure]) <= SAME_INDEX * size
+        near = pairwise_distances(centers[sure]) <= SAME_INDEX * size
         places = [centers[[sure[i] for i in c]].mean(axis=0) for c in _cluster(near)]
         if len(places) != 3:
             continue

@@ -20,11 +20,11 @@ from __future__ import annotations
 import numpy as np
 
 from .detections import Detections
+from .detector import measured_index_px
+from .reading import pairwise_distances
 
 # The corners a hint measures: those named at least this surely.
 MEASURED_NAME = 0.5
-# Fewer kept corners than this say too little about the photo.
-MIN_MEASURED = 2
 # Photo pixels, the index box's longer side. The six committed scenes (tests/data/scenes)
 # shrunk to 240 px square (indices of 11-18 px, 12 at the median) read 77 of their 78
 # cards; to 200 px (9-15) 72, to 170 px (8-13) 59, to 140 px (7-11) 34.
@@ -38,9 +38,9 @@ def retake_hints(detections: Detections) -> list[str]:
     """What a photo's named corners ``detections`` show went wrong: each hint a sentence
     that says what to change."""
     kept = detections[detections.confidence >= MEASURED_NAME]
-    if len(kept) < MIN_MEASURED:
+    index_px = measured_index_px(kept)  # None from fewer than two corners: too little
+    if index_px is None:
         return []
-    index_px = float(np.median(kept.longer_sides))
     hints: list[str] = []
     if index_px < SMALL_INDEX_PX:
         hints.append("the card corners are small in this photo: move closer, so the cards "
@@ -53,7 +53,6 @@ def retake_hints(detections: Detections) -> list[str]:
 
 def crowding(detections: Detections, index_px: float) -> float:
     """The median distance from each corner to its nearest other corner, in index sizes."""
-    centers = detections.centers
-    distance = np.linalg.norm(centers[:, None] - centers[None], axis=2)
+    distance = pairwise_distances(detections.centers)
     np.fill_diagonal(distance, np.inf)
     return float(np.median(distance.min(axis=1))) / max(index_px, 1.0)
