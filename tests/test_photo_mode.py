@@ -261,6 +261,20 @@ def test_photo_mode_reads_small_indices_at_the_scale_they_need() -> None:
     assert locator.sides == [None]
 
 
+def test_live_mode_reads_with_its_own_detector_and_photo_mode_never_does() -> None:
+    image = np.zeros((480, 640, 3), np.uint8)
+    boxes = np.array([[100 + 60 * k, 300, 108 + 60 * k, 312] for k in range(6)], float)
+    reader, locator = _reader(boxes)
+    live = CountingLocator(boxes[:2])
+    reader.live_locator = live
+    assert len(reader.detect(image, "live")) == 2
+    assert len(reader.detect_live_parts(image, np.array([[0, 0, 640, 480]]))) == 2
+    # A frame read whole at the network's size, its changed parts at that size too.
+    assert locator.sides == [] and live.sides == [None, 640]
+    assert len(reader.detect(image, "photo")) == 6
+    assert live.sides == [None, 640] and locator.sides
+
+
 def test_photo_mode_never_enlarges_a_photo() -> None:
     # A 1280x960 photo with 12 px indices would want 2560 px: it is read at its own size.
     image = np.zeros((960, 1280, 3), np.uint8)

@@ -233,6 +233,11 @@ class ModelInfo:
     # card), and the photo classifier read 90 crops a photo of eval-1280 against 102
     # (models/README.md, "Session 48").
     early_one_turn: float = 0.0
+    # Live mode's own detector: a thinner network of the same YAML, cut from ``weights``
+    # and trained on camera frames (``vision.training.prune_detector``). The nano
+    # network's pass alone is most of a 640x480 frame's 60 ms on two cores. None: live
+    # mode reads with ``weights``.
+    live_weights: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -395,7 +400,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_first_look", 0.0)),
                              float(settings.get("photo_first_look_stands", 0.0)),
                              float(settings.get("photo_read_near", 0.0)),
-                             float(settings.get("early_one_turn", 0.0)))
+                             float(settings.get("early_one_turn", 0.0)),
+                             live_weights=_named_file(settings, "live_detector", models))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -724,6 +730,10 @@ class CardDetector:
         self.info = info or default_model()
         self.deck = deck
         self.locator = locator or _onnx_locator(self.info.weights)
+        # Live mode's own detector (``ModelInfo.live_weights``); a given ``locator`` reads
+        # every mode.
+        self.live_locator = self.locator if locator is not None or \
+            self.info.live_weights is None else _onnx_locator(self.info.live_weights)
         self._table_locator = table_locator
         self.names = self.locator.names
         self.classifier: CornerClassifier | None = None
@@ -762,9 +772,12 @@ class CardDetector:
         # Class-agnostic suppression: two corner indices never lie on top of each other,
         # so overlapping boxes are one index, whatever names the detector gave them.
         threshold = self.info.detector_threshold
+        if mode == "live":  # one pass at the network's size, its own detector's
+            return self._named_live(image, self.live_locator.predict(image, threshold,
+                                                                     self.info.iou))
         look = self._first_look_side(image, mode)
         found = self.locator.predict(image, threshold, self.info.iou, side=look)
-        photo_classifier = self.photo_classifier if mode != "live" else None
+        photo_classifier = self.photo_classifier
 
         def name(boxes: Detections, text_reader: TextReader | None) -> Detections:
             assert photo_classifier is not None
@@ -780,35 +793,30 @@ class CardDetector:
 
         more: Detections | None = None  # table mode: the table detector's boxes
         table: CornerLocator | None = None
-        sized: dict[str, int] = {}
         parts: np.ndarray | None = None  # photo mode: the parts read at ``side``; None: all
-        light_on_dark = False
-        waits = False  # photo mode: the table detector waits until the corners are named
-        if mode != "live":
-            side = self.photo_side(image, found[found.confidence >= self.info.conf])
-            sized = {} if side is None else {"side": side}
-            light_on_dark = printed_light_on_dark(image, found)
-            stands = self.info.photo_first_look_stands
-            if stands > 0 and mode == "photo" and complete is not None and look is None \
-                    and side is not None and not light_on_dark \
-                    and self.classifier is not None and photo_classifier is not None:
-                first = name(found, self.text_reader)
-                if len(first) and float(first.confidence.min()) >= stands and complete(first):
-                    return first
-            if side is not None or look is not None:
-                # A dark deck's first look finds half its indices (they show in the
-                # negative): its photo is read whole.
-                parts = None if light_on_dark else self._parts_to_read(image, found, side)
-                found = self._read_parts(self.locator, image, threshold, sized, parts)
-            waits = mode == "photo" and self.info.photo_table_when_short and \
-                complete is not None and self.classifier is not None
-            table = self.table_locator() if self.info.reads_table_detector(mode) else None
-            if table is not None and not waits:
-                more = self._read_parts(table, image, self.info.table_conf, sized, parts)
-            if light_on_dark:
-                found = self._and_negative(image, found, sized)
-        if mode == "live":
-            return self._named_live(image, found)
+        side = self.photo_side(image, found[found.confidence >= self.info.conf])
+        sized: dict[str, int] = {} if side is None else {"side": side}
+        light_on_dark = printed_light_on_dark(image, found)
+        stands = self.info.photo_first_look_stands
+        if stands > 0 and mode == "photo" and complete is not None and look is None \
+                and side is not None and not light_on_dark \
+                and self.classifier is not None and photo_classifier is not None:
+            first = name(found, self.text_reader)
+            if len(first) and float(first.confidence.min()) >= stands and complete(first):
+                return first
+        if side is not None or look is not None:
+            # A dark deck's first look finds half its indices (they show in the
+            # negative): its photo is read whole.
+            parts = None if light_on_dark else self._parts_to_read(image, found, side)
+            found = self._read_parts(self.locator, image, threshold, sized, parts)
+        # Photo mode: the table detector waits until the corners are named.
+        waits = mode == "photo" and self.info.photo_table_when_short and \
+            complete is not None and self.classifier is not None
+        table = self.table_locator() if self.info.reads_table_detector(mode) else None
+        if table is not None and not waits:
+            more = self._read_parts(table, image, self.info.table_conf, sized, parts)
+        if light_on_dark:
+            found = self._and_negative(image, found, sized)
         if self.classifier is None:
             if more is not None:
                 found = joined(found, more)
@@ -851,7 +859,7 @@ class CardDetector:
         changed. The windows read may reach past ``parts``: the caller keeps what it
         needs."""
         return self._named_live(image, self._read_parts(
-            self.locator, image, self.info.detector_threshold, {"side": self.info.imgsz},
+            self.live_locator, image, self.info.detector_threshold, {"side": self.info.imgsz},
             parts))
 
     def _named_live(self, image: np.ndarray, found: Detections) -> Detections:

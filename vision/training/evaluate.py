@@ -253,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--table-weights", type=Path, default=None,
                         help="--mode table: this second detector reads the photos too "
                         "(default: the shipped table detector, none with --weights)")
+    parser.add_argument("--live-weights", type=Path, default=None,
+                        help="--mode live: this detector reads the frames (default: the "
+                        "shipped live detector, --weights with --weights)")
     parser.add_argument("--table-conf", type=float, default=None,
                         help="the second detector's threshold (default: shipped)")
     parser.add_argument("--classifier", type=Path, default=None,
@@ -321,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         info = ModelInfo(args.weights)
     changes = {"weights": args.weights, "table_weights": args.table_weights,
-               "table_conf": args.table_conf,
+               "live_weights": args.live_weights, "table_conf": args.table_conf,
                "conf": args.conf,
                "iou": args.iou,
                "min_class_conf": args.min_class_conf, "min_lone_conf": args.min_lone_conf,
@@ -338,7 +341,9 @@ def main(argv: list[str] | None = None) -> int:
                       args.by, args.mode, args.fates, args.expect)
     # The table detector joins photo mode too where the shipped settings say so, and
     # --weights alone leaves it out: readings compare only at the same pair of detectors.
-    result = {"data": str(args.data), "weights": str(info.weights),
+    result = {"data": str(args.data),
+              "weights": str(info.live_weights or info.weights if args.mode == "live"
+                             else info.weights),
               "table_weights": str(info.table_weights)
               if info.reads_table_detector(args.mode) else None,
               "classifier": str(info.classifier),

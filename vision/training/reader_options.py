@@ -95,9 +95,11 @@ def photo_changes(args: argparse.Namespace) -> dict[str, Any]:
 
 def measured_model(info: ModelInfo, changes: dict[str, Any]) -> ModelInfo:
     """``info`` with the fields ``changes`` gives (None: keep the shipped value). A
-    detector measured with ``weights`` alone reads tables alone too: the shipped table
-    detector joins it only when given again as ``table_weights``."""
+    detector measured with ``weights`` alone reads tables and live frames alone too: the
+    shipped table and live detectors join it only when given again as ``table_weights``
+    and ``live_weights``."""
     given = {name: value for name, value in changes.items() if value is not None}
-    if "weights" in given and "table_weights" not in given:
-        given["table_weights"] = None
+    for other in ("table_weights", "live_weights"):
+        if "weights" in given and other not in given:
+            given[other] = None
     return dataclasses.replace(info, **given)

@@ -53,6 +53,7 @@ def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int,
     configure_environment()
     from ultralytics import YOLO
 
+    _use_every_core()
     plots = _can_plot()
 
     # Earlier weights carry their own architecture; loading them into a YAML-built model
@@ -73,6 +74,17 @@ def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int,
         **{**AUGMENT, **(augment or {})},
     )
     return run_dir(name)
+
+
+def _use_every_core() -> None:
+    """Train on every core. ultralytics sets torch to ``cpu_count - 1`` threads for CPU
+    training (and loads data in the training process): one thread on this two-core
+    machine, which left half of it idle in every detector run until session 50."""
+    import os
+
+    from ultralytics.utils import torch_utils
+
+    torch_utils.NUM_THREADS = os.cpu_count() or 1
 
 
 def _can_plot() -> bool:
@@ -102,6 +114,7 @@ def resume(name: str, hours: float | None = None) -> Path:
     configure_environment()
     from ultralytics import YOLO
 
+    _use_every_core()
     last = run_dir(name) / "weights" / "last.pt"
     if not last.exists():
         raise SystemExit(f"nothing to resume: {last} is missing")
