@@ -1160,6 +1160,9 @@ class CardDetector:
         return len(sure) > 0 and float(sure.mean()) >= self.info.photo_text_max_sure
 
     def warm_up(self) -> None:
-        self.detect(np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8), "live")
+        grey = np.full((self.info.imgsz, self.info.imgsz, 3), 127, np.uint8)
+        self.detect(grey, "live")
+        if self.live_locator is not self.locator:
+            self.locator.predict(grey, self.info.detector_threshold, self.info.iou)
         if self.photo_classifier is not None and self.photo_classifier is not self.classifier:
             self.photo_classifier.probabilities(np.full((1, CROP, CROP, 3), 127, np.uint8))
