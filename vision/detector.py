@@ -775,7 +775,7 @@ class CardDetector:
         if mode == "live":  # one pass at the network's size, its own detector's
             return self._named_live(image, self.live_locator.predict(image, threshold,
                                                                      self.info.iou))
-        look = self._first_look_side(image, mode)
+        look = self._first_look_side(image)
         found = self.locator.predict(image, threshold, self.info.iou, side=look)
         photo_classifier = self.photo_classifier
 
@@ -960,12 +960,12 @@ class CardDetector:
             self._table_locator = _onnx_locator(self.info.table_weights)
         return self._table_locator
 
-    def _first_look_side(self, image: np.ndarray, mode: Mode) -> int | None:
+    def _first_look_side(self, image: np.ndarray) -> int | None:
         """The side photo mode's first look reads ``image`` at, when not the network's own
         (``ModelInfo.photo_first_look``): only a photo large enough that a reading pass may
         follow is looked at smaller."""
         share = self.info.photo_first_look
-        if mode == "live" or not share or not getattr(self.locator, "dynamic", False):
+        if not share or not getattr(self.locator, "dynamic", False):
             return None
         longest = max(image.shape[:2])
         if longest <= self.info.imgsz * (1 + SAME_SIDE):  # the first look is the reading

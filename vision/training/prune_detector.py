@@ -51,19 +51,17 @@ def _conv_keep(teacher, student, keep_in, fixed_out=None):
     return keep_out
 
 
-def thinned(teacher_model, width: float, depth: float | None = None):
-    """A DetectionModel of ``teacher_model``'s YAML at ``width`` (and its own depth), its
-    weights cut from the teacher's."""
+def thinned(teacher_model, width: float):
+    """A DetectionModel of ``teacher_model``'s YAML at ``width``, its weights cut from the
+    teacher's. The depth stays the teacher's: a bottleneck dropped has no weights to cut."""
     import torch
     from ultralytics.nn.modules import SPPF, C2f, Concat, Conv, Detect
     from ultralytics.nn.tasks import DetectionModel
 
     cfg = copy.deepcopy(teacher_model.yaml)
     scale = cfg.get("scale", "n")
-    teacher_depth = cfg["scales"][scale][0]
-    if depth not in (None, teacher_depth):
-        raise ValueError("only the width can change: a bottleneck dropped has no weights to cut")
-    cfg["scales"] = {"t": [teacher_depth, width, cfg["scales"][scale][2]]}
+    depth, _, max_channels = cfg["scales"][scale]
+    cfg["scales"] = {"t": [depth, width, max_channels]}
     cfg["scale"] = "t"
     cfg.pop("yaml_file", None)
     student_model = DetectionModel(cfg, ch=cfg.get("channels", 3), nc=cfg["nc"],
@@ -147,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import torch
 
     checkpoint = torch.load(args.weights, map_location="cpu", weights_only=False)
-    teacher = (checkpoint.get("ema") or checkpoint["model"])
+    teacher = checkpoint.get("ema") or checkpoint["model"]
     student = thinned(teacher, args.width)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     torch.save({"model": student, "train_args": checkpoint.get("train_args", {}),
