@@ -497,12 +497,71 @@ def test_training_refuses_a_share_outside_0_to_1(tmp_path, capsys, option: str,
     assert not out.exists()
 
 
+def test_a_narrowed_network_keeps_each_layers_strongest_channels(tmp_path, capsys) -> None:
+    # Live mode's cheaper classifier starts from the trained one cut down: cut to its own
+    # widths the network reads exactly as before; cut narrower, each layer keeps the
+    # channels its batch norm scales most, and the next layer reads exactly those.
+    import torch
+
+    from vision.training.train_classifier import build_network, narrow_state
+
+    torch.manual_seed(0)
+    wide = build_network((8, 16, 24), index_head=True)
+    for module in wide.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.weight.data.uniform_(-1.0, 1.0)
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    same = build_network((8, 16, 24), index_head=True)
+    same.load_state_dict(narrow_state(wide.state_dict(), same.state_dict()))
+    wide.eval()
+    same.eval()
+    crops = torch.rand(5, 3, CROP, CROP)
+    for a, b in zip(wide(crops), same(crops), strict=True):
+        assert torch.allclose(a, b, atol=1e-6)
+
+    thin = build_network((4, 8, 12), index_head=True)
+    state = narrow_state(wide.state_dict(), thin.state_dict())
+    thin.load_state_dict(state)
+    first = wide.features[1].weight.detach().abs()
+    kept = torch.sort(torch.argsort(first, descending=True)[:4]).values
+    assert torch.equal(state["features.1.weight"], wide.features[1].weight.detach()[kept])
+    second = torch.sort(torch.argsort(wide.features[5].weight.detach().abs(),
+                                      descending=True)[:8]).values
+    assert torch.equal(state["features.4.weight"],
+                       wide.features[4].weight.detach()[second][:, kept])
+    last = torch.sort(torch.argsort(wide.features[15].weight.detach().abs(),
+                                    descending=True)[:12]).values
+    assert torch.equal(state["rank.weight"], wide.rank.weight.detach()[:, last])
+    assert torch.equal(state["index.0.weight"], wide.index[0].weight.detach()[:, last])
+    with pytest.raises(ValueError, match="cannot narrow"):
+        narrow_state(thin.state_dict(), wide.state_dict())
+
+    _two_starts_refused(tmp_path, capsys, wide.state_dict(), "--narrow", "--widen")
+
+
+def _two_starts_refused(tmp_path, capsys, state: dict, *options: str) -> None:
+    """The trainer given a network to start from by each of ``options`` refuses to run."""
+    import torch
+
+    from vision.training.train_classifier import main
+
+    path = tmp_path / "start.pt"
+    torch.save(state, path)
+    crops_file = tmp_path / "crops.npz"
+    np.savez(crops_file, images=np.zeros((4, CROP, CROP, 3), np.uint8), labels=np.arange(4))
+    starts = [word for option in options for word in (option, str(path))]
+    assert main(["train", "--train", str(crops_file), "--val", str(crops_file), *starts,
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "give one" in capsys.readouterr().err
+
+
 def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> None:
     # Photo mode's larger classifier starts from the trained small one: its first channels
     # hold the small network's weights, and what the new channels add is zero until trained.
     import torch
 
-    from vision.training.train_classifier import build_network, main, widen_state
+    from vision.training.train_classifier import build_network, widen_state
 
     torch.manual_seed(0)
     narrow, wide = build_network((8, 16, 24)), build_network((12, 24, 40))
@@ -520,13 +579,7 @@ def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> 
     with pytest.raises(ValueError, match="cannot widen"):
         widen_state({"w": torch.zeros(3, 3)}, {"w": torch.zeros(3)})
 
-    state = tmp_path / "narrow.pt"
-    torch.save(narrow.state_dict(), state)
-    crops_file = tmp_path / "crops.npz"
-    np.savez(crops_file, images=np.zeros((4, CROP, CROP, 3), np.uint8), labels=np.arange(4))
-    assert main(["train", "--train", str(crops_file), "--val", str(crops_file), "--init",
-                 str(state), "--widen", str(state), "--out", str(tmp_path / "x.onnx")]) == 2
-    assert "give one" in capsys.readouterr().err
+    _two_starts_refused(tmp_path, capsys, narrow.state_dict(), "--init", "--widen")
 
 
 def _averaged_networks(tmp_path, seed: int, index_head: bool, count: int = 2):

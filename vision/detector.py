@@ -238,6 +238,9 @@ class ModelInfo:
     # network's pass alone is most of a 640x480 frame's 60 ms on two cores. None: live
     # mode reads with ``weights``.
     live_weights: Path | None = None
+    # Live mode's ``early_one_turn`` (None: the same as photo mode's). A frame has a
+    # budget of 60 ms, a photo one of 250: live mode may mirror fewer crops.
+    live_early_one_turn: float | None = None
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -296,8 +299,8 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_first_look {self.photo_first_look} is a share "
                              "of a photo's longer side: choose 0 (the network's size) up to "
                              "below 1")
-        for name in ("early_sure", "early_one_turn"):
-            if not 0 <= getattr(self, name) <= 1:
+        for name in ("early_sure", "early_one_turn", "live_early_one_turn"):
+            if getattr(self, name) is not None and not 0 <= getattr(self, name) <= 1:
                 raise ModelError(f"cards.json: {name} {getattr(self, name)} is a "
                                  "probability: choose 0 (off) up to 1")
         for name in ("photo_orientations", "live_orientations"):
@@ -401,7 +404,10 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              float(settings.get("photo_first_look_stands", 0.0)),
                              float(settings.get("photo_read_near", 0.0)),
                              float(settings.get("early_one_turn", 0.0)),
-                             live_weights=_named_file(settings, "live_detector", models))
+                             live_weights=_named_file(settings, "live_detector", models),
+                             live_early_one_turn=None if settings.get(
+                                 "live_early_one_turn") is None
+                             else float(settings["live_early_one_turn"]))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -868,7 +874,8 @@ class CardDetector:
         if self.classifier is None:
             return found[found.confidence >= self.info.conf]
         return self._name_corners(image, found, self.classifier,
-                                  orientations=self.info.live_orientations)
+                                  orientations=self.info.live_orientations,
+                                  early_one=self.info.live_early_one_turn)
 
     def _and_negative(self, image: np.ndarray, found: Detections, sized: dict[str, int]
                       ) -> Detections:
@@ -1010,7 +1017,8 @@ class CardDetector:
                       deck_reads_all: bool = True,
                       text_reader: TextReader | None = None,
                       judge_index: bool = False, tight_margin: float = 0.0,
-                      second: CornerClassifier | None = None) -> Detections:
+                      second: CornerClassifier | None = None,
+                      early_one: float | None = None) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
@@ -1023,7 +1031,8 @@ class CardDetector:
         this margin, joined at ``ModelInfo.photo_tight_share`` (0: not). ``second``: a
         second classifier reads the ``MARGIN`` crops of the corners still unsure after that
         (and judged an index with ``ModelInfo.photo_second_min_index``), joined by
-        ``ModelInfo.photo_second_weight`` over ``photo_second_top`` names.
+        ``ModelInfo.photo_second_weight`` over ``photo_second_top`` names. ``early_one``:
+        the classifier's ``early_one`` (None: ``ModelInfo.early_one_turn``).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -1032,6 +1041,7 @@ class CardDetector:
         classifier) take ``classifier``'s reading, photo mode's larger one."""
         if len(found) == 0:
             return found
+        one_turn = self.info.early_one_turn if early_one is None else early_one
         views: dict[float, np.ndarray] = {}
 
         def cut(margin: float) -> np.ndarray:  # each margin's crops cut once, when read
@@ -1106,11 +1116,11 @@ class CardDetector:
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(
                     views, weights=weights, orientations=orientations, early_sure=early,
-                    early_views=early_views, early_one=self.info.early_one_turn)
+                    early_views=early_views, early_one=one_turn)
             else:
                 probabilities = classifier.views_probabilities(
                     views, weights=weights, orientations=orientations, early_sure=early,
-                    early_views=early_views, early_one=self.info.early_one_turn)
+                    early_views=early_views, early_one=one_turn)
             if index_probabilities is not None and self.info.photo_crowded_mask:
                 read_blanked(probabilities, index_probabilities)
             if tight_margin > 0:

@@ -291,9 +291,12 @@ def main(argv: list[str] | None = None) -> int:
                              "is not read in the others; 0 reads every turn (default: "
                              "shipped)")
     parser.add_argument("--early-one-turn", type=float, default=None,
-                        help="both modes, with --early-sure: a crop named this surely as it "
-                             "is is not read mirrored; 0 reads every crop mirrored too "
-                             "(default: shipped)")
+                        help="both modes (live mode unless it has its own, below), with "
+                             "--early-sure: a crop named this surely as it is is not read "
+                             "mirrored; 0 reads every crop mirrored too (default: shipped)")
+    parser.add_argument("--live-early-one-turn", type=float, default=None,
+                        help="live mode alone: --early-one-turn for its frames (default: "
+                             "shipped)")
     parser.add_argument("--soften-px", type=int, default=None,
                         help="live mode: the side each crop is softened to before the "
                              "classifier reads it; 0 reads it as cut (default: shipped)")
@@ -332,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
                "max_pass_side": args.max_pass_side, "soften_px": args.soften_px,
                "live_orientations": args.live_orientations, "early_sure": args.early_sure,
                "early_one_turn": args.early_one_turn,
+               "live_early_one_turn": args.live_early_one_turn,
                **photo_changes(args)}
     info = measured_model(info, changes).with_classifiers(args.classifier,
                                                           args.photo_classifier)

@@ -227,6 +227,43 @@ def widen_state(narrow: dict, wide: dict) -> dict:  # torch state dicts
     return widened
 
 
+def narrow_state(wide: dict, narrow: dict) -> dict:  # torch state dicts
+    """``narrow``'s state cut from ``wide``'s trained weights: each convolution keeps the
+    output channels whose batch-norm scale is largest (network slimming: a channel the
+    trained network scales near zero carries little), each later layer and head the
+    matching inputs. Live mode's classifier at a quarter of the cost starts so from the
+    trained one instead of from scratch (``vision.training.prune_detector`` does the same
+    for the detector). The cut network reads worse than the wide one until trained on."""
+    import torch
+
+    convs = sorted((int(name.split(".")[1]) for name, value in wide.items()
+                    if name.startswith("features.") and name.endswith(".weight")
+                    and value.dim() == 4))
+    cut = {name: value.clone() for name, value in wide.items()}
+    keep_in = torch.arange(3)
+    for layer in convs:
+        conv, norm = f"features.{layer}", f"features.{layer + 1}"
+        count = narrow[f"{conv}.weight"].shape[0]
+        if count > wide[f"{conv}.weight"].shape[0]:
+            raise ValueError(f"{conv}: {wide[f'{conv}.weight'].shape[0]} channels cannot "
+                             f"narrow to {count}")
+        order = torch.argsort(wide[f"{norm}.weight"].abs(), descending=True)[:count]
+        keep_out = torch.sort(order).values
+        cut[f"{conv}.weight"] = wide[f"{conv}.weight"][keep_out][:, keep_in].clone()
+        for part in ("weight", "bias", "running_mean", "running_var"):
+            cut[f"{norm}.{part}"] = wide[f"{norm}.{part}"][keep_out].clone()
+        keep_in = keep_out
+    # The heads read the last convolution's channels (pooled, or per cell: the 1x1 convs).
+    for head in ("rank.weight", "suit.weight", "index.0.weight", "centre.0.weight"):
+        if head in wide:
+            cut[head] = wide[head][:, keep_in].clone()
+    for name, target in narrow.items():
+        if name not in cut or cut[name].shape != target.shape:
+            raise ValueError(f"{name}: the wide network's state does not cut to "
+                             f"{tuple(target.shape)}")
+    return {name: cut[name] for name in narrow}
+
+
 def _rand(generator, *size: int):  # -> torch, uniform in [0, 1)
     """Uniform draws from ``generator``, made on its device (the GPU's when training
     there: a CPU generator cannot draw on the GPU)."""
@@ -437,7 +474,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           index_only: bool = False, centre_head: bool = False,
           centre_only: bool = False, device: str = "cpu",
           state_only: bool = False, names_only: bool = False,
-          unsure: float = 0.0, occlude: float = 0.0) -> dict[str, object]:
+          unsure: float = 0.0, occlude: float = 0.0,
+          narrow: Path | None = None) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -445,7 +483,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     default in proportion to the files' sizes): a small file of real-photo crops can weigh
     as much as a large rendered one. Accuracy is reported on every validation file.
     ``reshape``: also vary the glyphs' shapes (``_reshape``). ``widen``: a narrower
-    network's state dict to start from (``widen_state``). ``fade``: the share of crops
+    network's state dict to start from (``widen_state``), ``narrow`` a wider one's
+    (``narrow_state``). ``fade``: the share of crops
     washed pale (``_fade``). ``grain``: the share made grainy (``_grain``). ``sharp``:
     the share of batches more left as cut rather than softened by shrinking (``_augment``).
     ``occlude``: the share of crops partly covered by another card (``_occlude``).
@@ -500,6 +539,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     elif widen is not None:
         net.load_state_dict(widen_state(torch.load(widen, map_location="cpu"),
                                         net.state_dict()))
+    elif narrow is not None:
+        net.load_state_dict(narrow_state(torch.load(narrow, map_location="cpu"),
+                                         net.state_dict()))
     net.to(device)
     if index_only and (not index_head or init is None):
         raise ValueError("training the index head alone needs --index-head and a "
@@ -808,6 +850,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--widen", type=Path, default=None,
                      help="state dict of a narrower network to start from: its channels "
                      "are kept and the new ones added (not with --init)")
+    fit.add_argument("--narrow", type=Path, default=None,
+                     help="state dict of a wider network to start from: each layer keeps "
+                     "its channels of largest batch-norm scale (not with --init)")
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS),
                      help="widths of the network's three stages (default %(default)s)")
@@ -924,8 +969,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {option} is a share of the {of}, 0 to 1, not {share}",
                   file=sys.stderr)
             return 2
-    if args.init is not None and args.widen is not None:
-        print("error: --init and --widen both say what to start from; give one",
+    starts = [option for option, given in (("--init", args.init), ("--widen", args.widen),
+                                           ("--narrow", args.narrow)) if given is not None]
+    if len(starts) > 1:
+        print(f"error: {' and '.join(starts)} all say what to start from; give one",
               file=sys.stderr)
         return 2
     try:
@@ -937,7 +984,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         index_only=args.index_only, centre_head=args.centre_head,
                         centre_only=args.centre_only, device=args.device,
                         state_only=args.state_only, names_only=args.names_only,
-                        unsure=args.unsure, occlude=args.occlude)
+                        unsure=args.unsure, occlude=args.occlude, narrow=args.narrow)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -49,7 +49,11 @@ def run_dir(name: str) -> Path:
 def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int, model: str,
           weights: Path | None, workers: int, lr0: float, cache: str | bool,
           hours: float | None = None, single_cls: bool = False,
-          augment: dict[str, float] | None = None, device: str = "cpu") -> Path:
+          augment: dict[str, float] | None = None, device: str = "cpu",
+          teacher: Path | None = None) -> Path:
+    """``teacher``: a trained detector whose neck features the network learns to match as
+    well as the boxes (ultralytics' feature distillation, ``distill_model``): a thinner
+    network cut from it keeps more of what it found."""
     configure_environment()
     from ultralytics import YOLO
 
@@ -71,6 +75,7 @@ def train(data: Path, name: str, epochs: int, imgsz: int, batch: int, seed: int,
         # CPU batches per step and leave a short run with a few hundred steps in all.
         nbs=batch,
         patience=epochs, plots=plots, verbose=True, time=hours, single_cls=single_cls,
+        **({"distill_model": str(teacher)} if teacher is not None else {}),
         **{**AUGMENT, **(augment or {})},
     )
     return run_dir(name)
@@ -203,6 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                              f"{AUGMENT['scale']}); larger teaches indices of more sizes")
     parser.add_argument("--device", default="cpu",
                         help="torch device: cpu, or a GPU's index (0) on a lent machine")
+    parser.add_argument("--teacher", type=Path, default=None,
+                        help="a trained detector whose features the network also learns "
+                             "to match (distillation; e.g. models/cards.pt for a thinner "
+                             "network cut from it)")
     parser.add_argument("--resume", action="store_true", help="continue the run from last.pt")
     parser.add_argument("--publish", type=Path, metavar="DEST",
                         help="copy the run's best weights to DEST and exit")
@@ -225,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         train(args.data, args.name, args.epochs, args.imgsz, args.batch, args.seed, args.model,
               args.weights, args.workers, args.lr0, cache, args.hours, args.single_cls,
               {key: value for key, value in (("hsv_h", args.hsv_h), ("scale", args.scale))
-               if value is not None}, args.device)
+               if value is not None}, args.device, args.teacher)
     return 0
 
 
