@@ -475,7 +475,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           centre_only: bool = False, device: str = "cpu",
           state_only: bool = False, names_only: bool = False,
           unsure: float = 0.0, occlude: float = 0.0,
-          narrow: Path | None = None) -> dict[str, object]:
+          narrow: Path | None = None,
+          teacher: tuple[Path, Sequence[int]] | None = None,
+          teacher_weight: float = 1.0) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -484,7 +486,11 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     as much as a large rendered one. Accuracy is reported on every validation file.
     ``reshape``: also vary the glyphs' shapes (``_reshape``). ``widen``: a narrower
     network's state dict to start from (``widen_state``), ``narrow`` a wider one's
-    (``narrow_state``). ``fade``: the share of crops
+    (``narrow_state``). ``teacher``: a trained network (state dict, widths) whose
+    52-way reading of each index crop the network also learns to give (knowledge
+    distillation: the divergence from it, times ``teacher_weight``, joins the loss); a
+    narrow network learns more from a wide one's soft names than from the labels alone.
+    ``fade``: the share of crops
     washed pale (``_fade``). ``grain``: the share made grainy (``_grain``). ``sharp``:
     the share of batches more left as cut rather than softened by shrinking (``_augment``).
     ``occlude``: the share of crops partly covered by another card (``_occlude``).
@@ -543,6 +549,15 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         net.load_state_dict(narrow_state(torch.load(narrow, map_location="cpu"),
                                          net.state_dict()))
     net.to(device)
+    teacher_net = None
+    if teacher is not None:
+        teacher_net = build_network(teacher[1])
+        missing, unexpected = teacher_net.load_state_dict(
+            torch.load(teacher[0], map_location="cpu"), strict=False)
+        if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
+            raise ValueError(f"{teacher[0]} is not a network {teacher[1]} wide: missing "
+                             f"{missing}, unexpected {unexpected}")
+        teacher_net.to(device).eval()
     if index_only and (not index_head or init is None):
         raise ValueError("training the index head alone needs --index-head and a "
                          "trained network to start from (--init)")
@@ -601,6 +616,13 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
             else:
                 log_probs = net(batch)  # joint log-probabilities: rank loss + suit loss
                 loss = F.nll_loss(log_probs, labels)
+            if teacher_net is not None:
+                shown = labels < NOT_INDEX  # the teacher names index crops only
+                if bool(shown.any()):
+                    with torch.no_grad():
+                        taught = teacher_net(batch[shown])
+                    loss = loss + teacher_weight * F.kl_div(
+                        log_probs[shown], taught, log_target=True, reduction="batchmean")
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -850,6 +872,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--widen", type=Path, default=None,
                      help="state dict of a narrower network to start from: its channels "
                      "are kept and the new ones added (not with --init)")
+    fit.add_argument("--teacher", default=None, metavar="STATE[:C1,C2,C3]",
+                     help="a trained network's state dict (and its widths, default "
+                     "--channels) whose soft names the network also learns")
+    fit.add_argument("--teacher-weight", type=float, default=1.0,
+                     help="the teacher's divergence's weight in the loss (default 1)")
     fit.add_argument("--narrow", type=Path, default=None,
                      help="state dict of a wider network to start from: each layer keeps "
                      "its channels of largest batch-norm scale (not with --init)")
@@ -984,7 +1011,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         index_only=args.index_only, centre_head=args.centre_head,
                         centre_only=args.centre_only, device=args.device,
                         state_only=args.state_only, names_only=args.names_only,
-                        unsure=args.unsure, occlude=args.occlude, narrow=args.narrow)
+                        unsure=args.unsure, occlude=args.occlude, narrow=args.narrow,
+                        teacher=None if args.teacher is None
+                        else parse_state(args.teacher, args.channels),
+                        teacher_weight=args.teacher_weight)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
