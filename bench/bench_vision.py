@@ -19,11 +19,17 @@ set whose photos hold fewer cards than they are said to is timed at that cost. W
 ``labelled`` (``--size 0`` only), each photo is said to hold the cards its label file
 names (a rendered set's ``labels/SPLIT/NAME.txt``): as a user who says how many they
 photographed.
+
+``--live-weights``, ``--classifier``, ``--live-orientations`` and
+``--live-early-one-turn`` time candidate files and settings in place of
+``models/cards.json``'s (``vision.detector.ModelInfo``'s ``live_weights``,
+``classifier``, ``live_orientations`` and ``live_early_one_turn``).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 import sys
 import tempfile
@@ -36,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 import cv2  # noqa: E402
 from photo_files import centre_crop, photo_files  # noqa: E402
 
-from vision.detector import MODES, CardDetector  # noqa: E402
+from vision.detector import MODES, CardDetector, ModelError, ModelInfo, default_model  # noqa: E402
 from vision.pipeline import read_photo  # noqa: E402
 from vision.training.labels import label_path  # noqa: E402
 
@@ -53,7 +59,25 @@ def main() -> int:
     parser.add_argument("--mode", choices=MODES, default="photo")
     parser.add_argument("--expect", default="13",
                         help="cards a photo holds (0: any; labelled: as its labels name)")
+    parser.add_argument("--live-weights", type=Path, default=None,
+                        help="live mode's detector (default: cards.json's)")
+    parser.add_argument("--classifier", type=Path, default=None,
+                        help="live mode's classifier (default: cards.json's)")
+    parser.add_argument("--live-orientations", type=int, default=None,
+                        help="the turns live mode reads a crop in (default: cards.json's)")
+    parser.add_argument("--live-early-one-turn", type=float, default=None,
+                        help="live mode mirrors a crop named under this (default: "
+                             "cards.json's)")
     args = parser.parse_args()
+    changes = {name: value for name, value in (
+        ("live_weights", args.live_weights), ("classifier", args.classifier),
+        ("live_orientations", args.live_orientations),
+        ("live_early_one_turn", args.live_early_one_turn)) if value is not None}
+    try:
+        info = dataclasses.replace(default_model(), **changes)
+    except ModelError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     photos = photo_files(args.photos)[: args.limit]
     if not photos:
         print(f"no photos in {args.photos}", file=sys.stderr)
@@ -68,7 +92,7 @@ def main() -> int:
         except OSError as error:
             print(f"--expect labelled: {error}", file=sys.stderr)
             return 2
-        return time_photos(photos, args.repeat, args.mode, counts)
+        return time_photos(photos, args.repeat, args.mode, counts, info)
     if not args.expect.isdigit():
         print(f"--expect {args.expect}: give a number of cards, 0 or labelled", file=sys.stderr)
         return 2
@@ -77,7 +101,7 @@ def main() -> int:
             photos = [resave(photo, Path(scratch) / f"{i}.jpg", args.size, args.height)
                       for i, photo in enumerate(photos)]
         return time_photos(photos, args.repeat, args.mode,
-                           [int(args.expect) or None] * len(photos))
+                           [int(args.expect) or None] * len(photos), info)
 
 
 def labelled_cards(photo: Path) -> int:
@@ -99,8 +123,8 @@ def resave(photo: Path, out: Path, width: int, height: int = 0) -> Path:
 
 
 def time_photos(photos: list[Path], repeat: int, mode: str,
-                expects: list[int | None]) -> int:
-    detector = CardDetector()
+                expects: list[int | None], info: ModelInfo | None = None) -> int:
+    detector = CardDetector(info)
     detector.warm_up()
     read_photo(photos[0], detector, expect=expects[0], mode=mode)  # type: ignore[arg-type]
     times, sizes = [], set()
@@ -113,7 +137,8 @@ def time_photos(photos: list[Path], repeat: int, mode: str,
     times.sort()
     print("| mode | weights | decoded px | photos | runs | median ms | p90 ms |")
     print("|---|---|---|---|---|---|---|")
-    print(f"| {mode} | {detector.info.weights.name} | {', '.join(sorted(sizes))} "
+    weights = detector.info.live_weights if mode == "live" else None
+    print(f"| {mode} | {(weights or detector.info.weights).name} | {', '.join(sorted(sizes))} "
           f"| {len(photos)} | {len(times)} "
           f"| {statistics.median(times):.1f} | {times[int(0.9 * (len(times) - 1))]:.1f} |")
     return 0
