@@ -29,7 +29,6 @@ photographed.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import statistics
 import sys
 import tempfile
@@ -45,6 +44,7 @@ from photo_files import centre_crop, photo_files  # noqa: E402
 from vision.detector import MODES, CardDetector, ModelError, ModelInfo, default_model  # noqa: E402
 from vision.pipeline import read_photo  # noqa: E402
 from vision.training.labels import label_path  # noqa: E402
+from vision.training.reader_options import measured_model  # noqa: E402
 
 
 def main() -> int:
@@ -69,12 +69,11 @@ def main() -> int:
                         help="live mode mirrors a crop named under this (default: "
                              "cards.json's)")
     args = parser.parse_args()
-    changes = {name: value for name, value in (
-        ("live_weights", args.live_weights), ("classifier", args.classifier),
-        ("live_orientations", args.live_orientations),
-        ("live_early_one_turn", args.live_early_one_turn)) if value is not None}
     try:
-        info = dataclasses.replace(default_model(), **changes)
+        info = measured_model(default_model(), {
+            "live_weights": args.live_weights, "classifier": args.classifier,
+            "live_orientations": args.live_orientations,
+            "live_early_one_turn": args.live_early_one_turn})
     except ModelError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -25,7 +25,7 @@ from pathlib import Path
 from .offline import configure_environment
 
 
-def _strongest(bn_weight, count: int, offset: int = 0):
+def strongest_channels(bn_weight, count: int, offset: int = 0):
     """Indices of the ``count`` channels with the largest |scale|, in their own order."""
     import torch
 
@@ -46,7 +46,7 @@ def _copy_conv(teacher, student, keep_in, keep_out) -> None:
 
 def _conv_keep(teacher, student, keep_in, fixed_out=None):
     out = student.conv.out_channels
-    keep_out = fixed_out if fixed_out is not None else _strongest(teacher.bn.weight, out)
+    keep_out = fixed_out if fixed_out is not None else strongest_channels(teacher.bn.weight, out)
     _copy_conv(teacher, student, keep_in, keep_out)
     return keep_out
 
@@ -90,8 +90,8 @@ def thinned(teacher_model, width: float):
             kept[i] = _conv_keep(teacher, student, keep_in)
         elif isinstance(teacher, C2f):
             half_t, half_s = teacher.c, student.c
-            first = _strongest(teacher.cv1.bn.weight[:half_t], half_s)
-            second = _strongest(teacher.cv1.bn.weight[half_t:], half_s, half_t)
+            first = strongest_channels(teacher.cv1.bn.weight[:half_t], half_s)
+            second = strongest_channels(teacher.cv1.bn.weight[half_t:], half_s, half_t)
             _conv_keep(teacher.cv1, student.cv1, keep_in, torch.cat([first, second]))
             pieces = [first, second - half_t]
             for bt, bs in zip(teacher.m, student.m, strict=True):

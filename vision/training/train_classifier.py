@@ -35,6 +35,8 @@ from engine.cards import CARD_NAMES
 from vision.classifier import DEFAULT_WEIGHTS, CornerClassifier
 from vision.netinput import CROP, MARGIN, crop_square
 
+from .prune_detector import strongest_channels
+
 # A crop labelled so shows no corner index (vision.training.negatives); it teaches only
 # the index head.
 NOT_INDEX = len(CARD_NAMES)
@@ -247,8 +249,7 @@ def narrow_state(wide: dict, narrow: dict) -> dict:  # torch state dicts
         if count > wide[f"{conv}.weight"].shape[0]:
             raise ValueError(f"{conv}: {wide[f'{conv}.weight'].shape[0]} channels cannot "
                              f"narrow to {count}")
-        order = torch.argsort(wide[f"{norm}.weight"].abs(), descending=True)[:count]
-        keep_out = torch.sort(order).values
+        keep_out = strongest_channels(wide[f"{norm}.weight"], count)
         cut[f"{conv}.weight"] = wide[f"{conv}.weight"][keep_out][:, keep_in].clone()
         for part in ("weight", "bias", "running_mean", "running_var"):
             cut[f"{norm}.{part}"] = wide[f"{norm}.{part}"][keep_out].clone()
@@ -537,11 +538,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                          "need the index head (--index-head)")
     net = build_network(channels, index_head, centre_head)
     if init is not None:
-        missing, unexpected = net.load_state_dict(torch.load(init, map_location="cpu"),
-                                                  strict=False)
-        if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
-            raise ValueError(f"{init} does not fit this network: missing {missing}, "
-                             f"unexpected {unexpected}")
+        _load_trained(net, init, "this network")
     elif widen is not None:
         net.load_state_dict(widen_state(torch.load(widen, map_location="cpu"),
                                         net.state_dict()))
@@ -552,11 +549,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     teacher_net = None
     if teacher is not None:
         teacher_net = build_network(teacher[1])
-        missing, unexpected = teacher_net.load_state_dict(
-            torch.load(teacher[0], map_location="cpu"), strict=False)
-        if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
-            raise ValueError(f"{teacher[0]} is not a network {teacher[1]} wide: missing "
-                             f"{missing}, unexpected {unexpected}")
+        _load_trained(teacher_net, teacher[0], f"a network {tuple(teacher[1])} wide")
         teacher_net.to(device).eval()
     if index_only and (not index_head or init is None):
         raise ValueError("training the index head alone needs --index-head and a "
@@ -640,6 +633,18 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
             export(net.cpu(), out)
             net.to(device)
     return history
+
+
+def _load_trained(net, path: Path, what: str) -> None:  # net: a torch module
+    """``net`` takes the state dict at ``path``; a head the state lacks (index, centre)
+    starts as built. ValueError names ``what`` when the state does not fit otherwise."""
+    import torch
+
+    missing, unexpected = net.load_state_dict(torch.load(path, map_location="cpu"),
+                                              strict=False)
+    if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
+        raise ValueError(f"{path} does not fit {what}: missing {missing}, "
+                         f"unexpected {unexpected}")
 
 
 def evaluate_accuracy(net, x_val, y_val, name: str = "val") -> dict[str, float]:
@@ -999,7 +1004,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     starts = [option for option, given in (("--init", args.init), ("--widen", args.widen),
                                            ("--narrow", args.narrow)) if given is not None]
     if len(starts) > 1:
-        print(f"error: {' and '.join(starts)} all say what to start from; give one",
+        print(f"error: {' and '.join(starts)} {'both' if len(starts) == 2 else 'all'} say "
+              "what to start from; give one",
               file=sys.stderr)
         return 2
     try:
