@@ -1327,16 +1327,17 @@ def test_the_detector_takes_the_letterboxed_canvas_scaled_to_one() -> None:
     assert np.array_equal(tensor[0, :, top:top + 90], image.transpose(2, 0, 1) / np.float32(255))
 
 
-def test_a_taught_network_learns_its_teachers_soft_names(tmp_path, capsys) -> None:
-    # --teacher: the network also learns to give a trained network's 52-way reading. The
-    # same run with the teacher ends nearer the teacher's reading than without it.
+def _taught_and_alone(tmp_path, index_head: bool) -> tuple[float, float, Path, Path]:
+    """A 4-4-4 network trained three epochs with an 8-8-8 teacher (random, with or without
+    an index head) and without: each one's divergence from the teacher's names, then the
+    teacher's state and the crops."""
     import torch
     import torch.nn.functional as F
 
     from vision.training.train_classifier import build_network, main
 
     torch.manual_seed(1)
-    teacher = build_network((8, 8, 8))
+    teacher = build_network((8, 8, 8), index_head=index_head)
     teacher_path = tmp_path / "teacher.pt"
     torch.save(teacher.state_dict(), teacher_path)
     rng = np.random.default_rng(0)
@@ -1347,6 +1348,7 @@ def test_a_taught_network_learns_its_teachers_soft_names(tmp_path, capsys) -> No
     crops = torch.from_numpy(images).permute(0, 3, 1, 2).float() / 255
     with torch.no_grad():
         taught = teacher(crops)
+    taught = taught[0] if index_head else taught
 
     def divergence(*options: str) -> float:
         out = tmp_path / f"run{len(options)}" / "c.onnx"
@@ -1360,10 +1362,25 @@ def test_a_taught_network_learns_its_teachers_soft_names(tmp_path, capsys) -> No
             return float(F.kl_div(student(crops), taught, log_target=True,
                                   reduction="batchmean"))
 
-    alone = divergence()
-    taught_too = divergence("--teacher", f"{teacher_path}:8,8,8", "--teacher-weight", "5")
+    return (divergence("--teacher", f"{teacher_path}:8,8,8", "--teacher-weight", "5"),
+            divergence(), teacher_path, crops_file)
+
+
+def test_a_taught_network_learns_its_teachers_soft_names(tmp_path, capsys) -> None:
+    # --teacher: the network also learns to give a trained network's 52-way reading. The
+    # same run with the teacher ends nearer the teacher's reading than without it.
+    from vision.training.train_classifier import main
+
+    taught_too, alone, teacher_path, crops_file = _taught_and_alone(tmp_path, False)
     assert taught_too < alone
     capsys.readouterr()
     assert main(["train", "--train", str(crops_file), "--val", str(crops_file), "--out",
                  str(tmp_path / "x.onnx"), "--teacher", f"{teacher_path}:8,8"]) == 2
     assert "three whole numbers" in capsys.readouterr().err
+
+
+def test_a_teacher_with_an_index_head_teaches_its_names(tmp_path) -> None:
+    # Photo mode's classifier has an index head, live mode's none: the teacher is built
+    # with the heads its state holds, and teaches its names alone.
+    taught_too, alone, _, _ = _taught_and_alone(tmp_path, True)
+    assert taught_too < alone

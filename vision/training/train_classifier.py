@@ -548,8 +548,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     net.to(device)
     teacher_net = None
     if teacher is not None:
-        teacher_net = build_network(teacher[1])
-        _load_trained(teacher_net, teacher[0], f"a network {tuple(teacher[1])} wide")
+        teacher_net = _teacher_network(*teacher)
         teacher_net.to(device).eval()
     if index_only and (not index_head or init is None):
         raise ValueError("training the index head alone needs --index-head and a "
@@ -614,6 +613,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                 if bool(shown.any()):
                     with torch.no_grad():
                         taught = teacher_net(batch[shown])
+                    if isinstance(taught, tuple):  # its names; its index head says nothing here
+                        taught = taught[0]
                     loss = loss + teacher_weight * F.kl_div(
                         log_probs[shown], taught, log_target=True, reduction="batchmean")
             optimiser.zero_grad()
@@ -633,6 +634,19 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
             export(net.cpu(), out)
             net.to(device)
     return history
+
+
+def _teacher_network(path: Path, channels: Sequence[int]):  # -> a torch module
+    """The trained network at ``path``, ``channels`` wide, built with the heads its state
+    holds (index, centre): photo mode's classifier, which has an index head, can teach
+    live mode's, which has none. ValueError when the state does not fit those widths."""
+    import torch
+
+    keys = torch.load(path, map_location="cpu").keys()
+    net = build_network(channels, index_head=any(key.startswith("index.") for key in keys),
+                        centre_head=any(key.startswith("centre.") for key in keys))
+    _load_trained(net, path, f"a network {tuple(channels)} wide")
+    return net
 
 
 def _load_trained(net, path: Path, what: str) -> None:  # net: a torch module
