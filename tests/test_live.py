@@ -135,6 +135,8 @@ class WholeOnly:
     def __init__(self, detector: CardDetector) -> None:
         self.detector = detector
         self.calls = 0
+        # Corners become cards as the real detector's settings say (a lone corner from 0.8).
+        self.reading_settings = detector.reading_settings
 
     def detect(self, image: np.ndarray, mode: str = "photo", complete: object = None
                ) -> Detections:
