@@ -639,23 +639,26 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
 def _teacher_network(path: Path, channels: Sequence[int]):  # -> a torch module
     """The trained network at ``path``, ``channels`` wide, built with the heads its state
     holds (index, centre): photo mode's classifier, which has an index head, can teach
-    live mode's, which has none. ValueError when the state does not fit those widths."""
+    live mode's, which has none. ``_load_trained`` checks the state's other layers."""
     import torch
 
-    keys = torch.load(path, map_location="cpu").keys()
-    net = build_network(channels, index_head=any(key.startswith("index.") for key in keys),
-                        centre_head=any(key.startswith("centre.") for key in keys))
-    _load_trained(net, path, f"a network {tuple(channels)} wide")
+    state = torch.load(path, map_location="cpu")
+    net = build_network(channels, index_head=any(key.startswith("index.") for key in state),
+                        centre_head=any(key.startswith("centre.") for key in state))
+    _load_trained(net, path, f"a network {tuple(channels)} wide", state)
     return net
 
 
-def _load_trained(net, path: Path, what: str) -> None:  # net: a torch module
-    """``net`` takes the state dict at ``path``; a head the state lacks (index, centre)
-    starts as built. ValueError names ``what`` when the state does not fit otherwise."""
+def _load_trained(net, path: Path, what: str,  # net: a torch module
+                  state: dict | None = None) -> None:
+    """``net`` takes the state dict at ``path`` (``state``, when already loaded from it); a
+    head the state lacks (index, centre) starts as built. ValueError names ``what`` when
+    the state lacks other layers of ``net`` or holds layers it has not."""
     import torch
 
-    missing, unexpected = net.load_state_dict(torch.load(path, map_location="cpu"),
-                                              strict=False)
+    if state is None:
+        state = torch.load(path, map_location="cpu")
+    missing, unexpected = net.load_state_dict(state, strict=False)
     if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
         raise ValueError(f"{path} does not fit {what}: missing {missing}, "
                          f"unexpected {unexpected}")
