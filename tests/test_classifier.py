@@ -1384,3 +1384,42 @@ def test_a_teacher_with_an_index_head_teaches_its_names(tmp_path) -> None:
     # with the heads its state holds, and teaches its names alone.
     taught_too, alone, _, _ = _taught_and_alone(tmp_path, True)
     assert taught_too < alone
+
+
+def test_a_state_that_does_not_fit_is_named_not_a_traceback(tmp_path, capsys) -> None:
+    # --init, --teacher and average load trained states: one of other widths, or a file
+    # that is no classifier state, is an error that names the file and what differs.
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    narrow = tmp_path / "narrow.pt"
+    torch.save(build_network((4, 4, 4)).state_dict(), narrow)
+    not_state = tmp_path / "notes.pt"
+    not_state.write_text("not a network")
+    whole = tmp_path / "whole.pt"
+    torch.save({"model": build_network((4, 4, 4)).state_dict(), "epoch": 3}, whole)
+    rng = np.random.default_rng(0)
+    crops_file = tmp_path / "crops.npz"
+    np.savez(crops_file, images=rng.integers(0, 255, (16, CROP, CROP, 3), dtype=np.uint8),
+             labels=np.zeros(16, np.int64))
+    train = ["train", "--train", str(crops_file), "--val", str(crops_file), "--epochs", "1",
+             "--per-epoch", "16", "--batch", "16", "--channels", "8", "8", "8"]
+    capsys.readouterr()
+
+    assert main([*train, "--out", str(tmp_path / "a.onnx"), "--init", str(narrow)]) == 2
+    error = capsys.readouterr().err
+    assert f"{narrow} does not fit this network" in error
+    assert "features.0.weight (4, 3, 3, 3) against (8, 3, 3, 3)" in error
+    assert "--channels" in error
+    assert main([*train, "--out", str(tmp_path / "b.onnx"),
+                 "--teacher", f"{narrow}:8,8,8"]) == 2
+    assert f"{narrow} does not fit a network (8, 8, 8) wide" in capsys.readouterr().err
+    assert main([*train, "--out", str(tmp_path / "c.onnx"), "--init", str(not_state)]) == 2
+    assert f"{not_state} is not a saved classifier state" in capsys.readouterr().err
+    assert main([*train, "--out", str(tmp_path / "d.onnx"), "--init", str(whole)]) == 2
+    assert f"{whole} is not a classifier's state dict" in capsys.readouterr().err
+    assert main(["average", "--states", str(narrow), f"{narrow}:4,4,4",
+                 "--out", str(tmp_path / "e.onnx")]) == 2
+    assert f"{narrow} does not fit a network (24, 48, 96) wide" in capsys.readouterr().err
+    assert not any(tmp_path.glob("*.onnx"))

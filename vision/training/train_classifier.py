@@ -540,10 +540,10 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     if init is not None:
         _load_trained(net, init, "this network")
     elif widen is not None:
-        net.load_state_dict(widen_state(torch.load(widen, map_location="cpu"),
+        net.load_state_dict(widen_state(read_state(widen),
                                         net.state_dict()))
     elif narrow is not None:
-        net.load_state_dict(narrow_state(torch.load(narrow, map_location="cpu"),
+        net.load_state_dict(narrow_state(read_state(narrow),
                                          net.state_dict()))
     net.to(device)
     teacher_net = None
@@ -640,13 +640,28 @@ def _teacher_network(path: Path, channels: Sequence[int]):  # -> a torch module
     """The trained network at ``path``, ``channels`` wide, built with the heads its state
     holds (index, centre): photo mode's classifier, which has an index head, can teach
     live mode's, which has none. ``_load_trained`` checks the state's other layers."""
-    import torch
-
-    state = torch.load(path, map_location="cpu")
+    state = read_state(path)
     net = build_network(channels, index_head=any(key.startswith("index.") for key in state),
                         centre_head=any(key.startswith("centre.") for key in state))
     _load_trained(net, path, f"a network {tuple(channels)} wide", state)
     return net
+
+
+def read_state(path: Path) -> dict:
+    """The state dict saved at ``path`` (``torch.save`` of a network's tensors). ValueError
+    when the file is not one: unreadable, not a torch file, or a whole checkpoint (an
+    ultralytics ``.pt``) rather than a classifier's tensors."""
+    import torch
+
+    try:
+        state = torch.load(path, map_location="cpu")
+    except Exception as error:  # torch raises pickle's, zip's and its own errors alike
+        raise ValueError(f"{path} is not a saved classifier state (.pt): {error}") from error
+    if not isinstance(state, dict) or not all(isinstance(value, torch.Tensor)
+                                              for value in state.values()):
+        raise ValueError(f"{path} is not a classifier's state dict (a dict of tensors, as "
+                         "train_classifier writes beside its .onnx)")
+    return state
 
 
 def _load_trained(net, path: Path, what: str,  # net: a torch module
@@ -654,10 +669,18 @@ def _load_trained(net, path: Path, what: str,  # net: a torch module
     """``net`` takes the state dict at ``path`` (``state``, when already loaded from it); a
     head the state lacks (index, centre) starts as built. ValueError names ``what`` when
     the state lacks other layers of ``net`` or holds layers it has not."""
-    import torch
-
     if state is None:
-        state = torch.load(path, map_location="cpu")
+        state = read_state(path)
+    # load_state_dict raises torch's RuntimeError on a layer of another shape, even when not
+    # strict: a state of other widths is named here instead, with the widths that differ.
+    own = net.state_dict()
+    differ = [f"{key} {tuple(state[key].shape)} against {tuple(value.shape)}"
+              for key, value in own.items()
+              if key in state and tuple(state[key].shape) != tuple(value.shape)]
+    if differ:
+        raise ValueError(f"{path} does not fit {what}: its layers are of other widths "
+                         f"({'; '.join(differ[:3])}{' ...' if len(differ) > 3 else ''}); "
+                         "give --channels as the state was trained")
     missing, unexpected = net.load_state_dict(state, strict=False)
     if unexpected or any(not key.startswith(("index.", "centre.")) for key in missing):
         raise ValueError(f"{path} does not fit {what}: missing {missing}, "
@@ -774,7 +797,7 @@ def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Pat
     for state in states:
         path, widths = state if isinstance(state, tuple) else (state, channels)
         # A state dict may come back from a GPU machine in half precision.
-        weights = torch.load(path, map_location="cpu")
+        weights = read_state(path)
         loaded.append((path, widths, {key: value.float() if value.is_floating_point() else value
                                       for key, value in weights.items()}))
     with_index = [any(key.startswith("index.") for key in weights) for _, _, weights in loaded]
@@ -784,9 +807,9 @@ def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Pat
         raise ValueError("some states have an index head and some do not (without one: "
                          f"{', '.join(without)}); average networks of one kind")
     nets = []
-    for _, widths, weights in loaded:
+    for path, widths, weights in loaded:
         net = build_network(widths, index_head=all(with_index))
-        net.load_state_dict(weights)
+        _load_trained(net, path, f"a network {tuple(widths)} wide", weights)
         nets.append(net)
 
     class Average(nn.Module):
