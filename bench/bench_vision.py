@@ -20,10 +20,10 @@ set whose photos hold fewer cards than they are said to is timed at that cost. W
 names (a rendered set's ``labels/SPLIT/NAME.txt``): as a user who says how many they
 photographed.
 
-``--live-weights``, ``--classifier``, ``--live-orientations`` and
-``--live-early-one-turn`` time candidate files and settings in place of
+``--live-weights``, ``--classifier``, ``--live-orientations``, ``--live-early-one-turn``
+and ``--live-early-sure`` time candidate files and settings in place of
 ``models/cards.json``'s (``vision.detector.ModelInfo``'s ``live_weights``,
-``classifier``, ``live_orientations`` and ``live_early_one_turn``).
+``classifier``, ``live_orientations``, ``live_early_one_turn`` and ``live_early_sure``).
 """
 
 from __future__ import annotations
@@ -68,12 +68,16 @@ def main() -> int:
     parser.add_argument("--live-early-one-turn", type=float, default=None,
                         help="live mode mirrors a crop named under this (default: "
                              "cards.json's)")
+    parser.add_argument("--live-early-sure", type=float, default=None,
+                        help="live mode reads a crop's other turns when named under this "
+                             "in its first two (default: cards.json's)")
     args = parser.parse_args()
     try:
         info = measured_model(default_model(), {
             "live_weights": args.live_weights, "classifier": args.classifier,
             "live_orientations": args.live_orientations,
-            "live_early_one_turn": args.live_early_one_turn})
+            "live_early_one_turn": args.live_early_one_turn,
+            "live_early_sure": args.live_early_sure})
     except ModelError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

@@ -660,7 +660,9 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
         dataclasses.replace(info, live_orientations=3)
     with pytest.raises(ModelError, match=r"live_early_one_turn 1\.5 is a probability"):
         dataclasses.replace(info, live_early_one_turn=1.5)
-    seen: list[tuple[int, tuple[float, ...], int, float]] = []
+    with pytest.raises(ModelError, match=r"live_early_sure -0\.1 is a probability"):
+        dataclasses.replace(info, live_early_sure=-0.1)
+    seen: list[tuple[int, tuple[float, ...], int, float, float]] = []
 
     class Recording:
         def views_probabilities(self, views: list[np.ndarray],
@@ -668,7 +670,7 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
                                 orientations: int = 2, early_sure: float = 0.0,
                                 early_views: bool = False,
                                 early_one: float = 0.0) -> np.ndarray:
-            seen.append((len(views), tuple(weights), orientations, early_one))
+            seen.append((len(views), tuple(weights), orientations, early_one, early_sure))
             return np.full((len(views[0]), 52), 1 / 52, np.float32)
 
     # (Without the table detector's boxes, which photo mode names in a second call, and
@@ -678,18 +680,20 @@ def test_photo_mode_reads_each_corner_close_and_wide_as_cards_json_says() -> Non
                                               photo_orientations=8, live_orientations=4,
                                               photo_uses_table_detector=False,
                                               photo_tight_margin=0.0, early_one_turn=0.9999,
-                                              live_early_one_turn=0.9))
+                                              live_early_one_turn=0.9, early_sure=0.99,
+                                              live_early_sure=0.8))
     reader.classifier = reader.photo_classifier = Recording()  # type: ignore[assignment]
     image = np.asarray(Image.open(SCENES / "scene-01-spread.jpg").convert("RGB"))
     reader.detect(image, "photo")
     reader.detect(image, "live")
-    # Live mode reads each crop in its own turns, and mirrors its own share of them,
-    # whatever photo mode does.
-    assert seen == [(2, (1.0, 0.5), 8, 0.9999), (1, (1.0,), 4, 0.9)]
+    # Live mode reads each crop in its own turns, mirrors its own share of them and reads
+    # its own share in the other turns, whatever photo mode does.
+    assert seen == [(2, (1.0, 0.5), 8, 0.9999, 0.99), (1, (1.0,), 4, 0.9, 0.8)]
     seen.clear()
-    reader.info = dataclasses.replace(reader.info, live_early_one_turn=None)
+    reader.info = dataclasses.replace(reader.info, live_early_one_turn=None,
+                                      live_early_sure=None)
     reader.detect(image, "live")
-    assert seen == [(1, (1.0,), 4, 0.9999)]  # none of its own: photo mode's
+    assert seen == [(1, (1.0,), 4, 0.9999, 0.99)]  # none of its own: photo mode's
 
 
 def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> None:

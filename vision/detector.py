@@ -241,6 +241,11 @@ class ModelInfo:
     # Live mode's ``early_one_turn`` (None: the same as photo mode's). A frame has a
     # budget of 60 ms, a photo one of 250: live mode may mirror fewer crops.
     live_early_one_turn: float | None = None
+    # Live mode's ``early_sure`` (None: the same as photo mode's). Read in four turns, a
+    # crop named 0.8-0.99 in its first two was read twice more for no gain: at 0.8 the
+    # tune sets read 2 photos of 436 more right than at 0.99, and a frame's crops cost
+    # less (models/README.md, "Session 53").
+    live_early_sure: float | None = None
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -299,7 +304,8 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_first_look {self.photo_first_look} is a share "
                              "of a photo's longer side: choose 0 (the network's size) up to "
                              "below 1")
-        for name in ("early_sure", "early_one_turn", "live_early_one_turn"):
+        for name in ("early_sure", "early_one_turn", "live_early_one_turn",
+                     "live_early_sure"):
             if getattr(self, name) is not None and not 0 <= getattr(self, name) <= 1:
                 raise ModelError(f"cards.json: {name} {getattr(self, name)} is a "
                                  "probability: choose 0 (off) up to 1")
@@ -407,7 +413,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              live_weights=_named_file(settings, "live_detector", models),
                              live_early_one_turn=None if settings.get(
                                  "live_early_one_turn") is None
-                             else float(settings["live_early_one_turn"]))
+                             else float(settings["live_early_one_turn"]),
+                             live_early_sure=None if settings.get("live_early_sure") is None
+                             else float(settings["live_early_sure"]))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -875,7 +883,8 @@ class CardDetector:
             return found[found.confidence >= self.info.conf]
         return self._name_corners(image, found, self.classifier,
                                   orientations=self.info.live_orientations,
-                                  early_one=self.info.live_early_one_turn)
+                                  early_one=self.info.live_early_one_turn,
+                                  early_sure=self.info.live_early_sure)
 
     def _and_negative(self, image: np.ndarray, found: Detections, sized: dict[str, int]
                       ) -> Detections:
@@ -1018,7 +1027,8 @@ class CardDetector:
                       text_reader: TextReader | None = None,
                       judge_index: bool = False, tight_margin: float = 0.0,
                       second: CornerClassifier | None = None,
-                      early_one: float | None = None) -> Detections:
+                      early_one: float | None = None,
+                      early_sure: float | None = None) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
@@ -1032,7 +1042,8 @@ class CardDetector:
         second classifier reads the ``MARGIN`` crops of the corners still unsure after that
         (and judged an index with ``ModelInfo.photo_second_min_index``), joined by
         ``ModelInfo.photo_second_weight`` over ``photo_second_top`` names. ``early_one``:
-        the classifier's ``early_one`` (None: ``ModelInfo.early_one_turn``).
+        the classifier's ``early_one`` (None: ``ModelInfo.early_one_turn``); ``early_sure``
+        its ``early_sure`` (None: ``ModelInfo.early_sure``).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -1111,7 +1122,7 @@ class CardDetector:
         def read() -> np.ndarray:
             nonlocal index_probabilities
             views = [cut(m) for m in margins]
-            early = self.info.early_sure
+            early = self.info.early_sure if early_sure is None else early_sure
             early_views = self.info.photo_early_views
             if judge_index:
                 probabilities, index_probabilities = classifier.views_reading(

@@ -287,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="live mode: the turns each crop is read in, 1 2 4 or 8 "
                              "(default: shipped)")
     parser.add_argument("--early-sure", type=float, default=None,
-                        help="both modes: a crop named this surely in its first two turns "
+                        help="both modes (live mode unless it has its own, below): a crop "
+                             "named this surely in its first two turns "
                              "is not read in the others; 0 reads every turn (default: "
                              "shipped)")
     parser.add_argument("--early-one-turn", type=float, default=None,
@@ -296,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
                              "mirrored; 0 reads every crop mirrored too (default: shipped)")
     parser.add_argument("--live-early-one-turn", type=float, default=None,
                         help="live mode alone: --early-one-turn for its frames (default: "
+                             "shipped)")
+    parser.add_argument("--live-early-sure", type=float, default=None,
+                        help="live mode alone: --early-sure for its frames (default: "
                              "shipped)")
     parser.add_argument("--soften-px", type=int, default=None,
                         help="live mode: the side each crop is softened to before the "
@@ -336,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
                "live_orientations": args.live_orientations, "early_sure": args.early_sure,
                "early_one_turn": args.early_one_turn,
                "live_early_one_turn": args.live_early_one_turn,
+               "live_early_sure": args.live_early_sure,
                **photo_changes(args)}
     info = measured_model(info, changes).with_classifiers(args.classifier,
                                                           args.photo_classifier)
