@@ -1423,3 +1423,67 @@ def test_a_state_that_does_not_fit_is_named_not_a_traceback(tmp_path, capsys) ->
                  "--out", str(tmp_path / "e.onnx")]) == 2
     assert f"{narrow} does not fit a network (24, 48, 96) wide" in capsys.readouterr().err
     assert not any(tmp_path.glob("*.onnx"))
+
+
+def test_a_network_trained_at_a_smaller_side_reads_crops_averaged_down(tmp_path, capsys) -> None:
+    # --input-px: the network reads each crop averaged down to that side, in training and
+    # in the reader, which takes the side from the model; its heads at CROP are refused.
+    import cv2
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    # Dark ink on a light card, as an index is (the reader reads a crop light on dark
+    # inverted as well).
+    rng = np.random.default_rng(0)
+    images = rng.integers(200, 255, (32, CROP, CROP, 3), dtype=np.uint8)
+    for image in images:
+        x, y = rng.integers(4, 20, 2)
+        image[y:y + 16, x:x + 10] = rng.integers(0, 80, (16, 10, 3))
+    crops_file = tmp_path / "crops.npz"
+    np.savez(crops_file, images=images, labels=rng.integers(0, 52, 32))
+    train = ["train", "--train", str(crops_file), "--val", str(crops_file), "--epochs", "1",
+             "--per-epoch", "32", "--batch", "16", "--channels", "4", "8", "8"]
+    out = tmp_path / "small.onnx"
+    assert main([*train, "--out", str(out), "--input-px", "24"]) == 0
+    reader = CornerClassifier(out)
+    assert reader.side == 24 and reader.session.get_inputs()[0].shape[1:] == [3, 24, 24]
+    net = build_network((4, 8, 8))
+    net.load_state_dict(torch.load(out.with_suffix(".pt")))
+    net.eval()
+
+    def read(crops: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            return torch.exp(net(torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255)
+                             ).numpy()
+
+    shrunk = np.stack([cv2.resize(crop, (24, 24), interpolation=cv2.INTER_AREA)
+                       for crop in images[:5]])
+    assert np.allclose(reader.probabilities(images[:5], mirrored=False), read(shrunk),
+                       atol=1e-5)
+    # Softened under its side first, as soften_px asks.
+    softer = np.stack([cv2.resize(cv2.resize(crop, (16, 16), interpolation=cv2.INTER_AREA),
+                                  (24, 24), interpolation=cv2.INTER_LINEAR)
+                       for crop in images[:5]])
+    assert np.allclose(CornerClassifier(out, soften_px=16).probabilities(
+        images[:5], mirrored=False), read(softer), atol=1e-5)
+    assert not np.allclose(read(softer), read(shrunk), atol=1e-5)
+    # A model of CROP reads as it always did.
+    assert CornerClassifier(DEFAULT_WEIGHTS).side == CROP
+    # Quantized, it is calibrated on crops averaged down to its side, and reads them so.
+    from vision.training.quantize import main as quantize
+
+    int8 = tmp_path / "small-int8.onnx"
+    assert quantize(["classifier", "--source", str(out), "--crops", str(crops_file),
+                     "--count", "32", "--out", str(int8)]) == 0
+    assert CornerClassifier(int8).side == 24
+    assert np.abs(CornerClassifier(int8).probabilities(images[:5], mirrored=False)
+                  - read(shrunk)).max() < 0.01
+
+    capsys.readouterr()
+    assert main([*train, "--out", str(tmp_path / "a.onnx"), "--input-px", "48"]) == 2
+    assert f"--input-px 48: choose 16 to {CROP} pixels" in capsys.readouterr().err
+    assert main([*train, "--out", str(tmp_path / "b.onnx"), "--input-px", "24",
+                 "--index-head"]) == 2
+    assert "train them at --input-px 40" in capsys.readouterr().err
+    assert not (tmp_path / "a.onnx").exists() and not (tmp_path / "b.onnx").exists()

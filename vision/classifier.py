@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .netinput import classifier_input, light_on_dark, softened, text_input
+from .netinput import CROP, classifier_input, light_on_dark, sized_crops, text_input
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -46,6 +46,10 @@ class CornerClassifier:
         (``vision.netinput.softened``; 0: as cut)."""
         self.session, self.input = _opened(weights, threads, "classifier")
         self.soften_px = soften_px
+        # The side the model reads a crop at: CROP, or a smaller fixed side for a model
+        # trained on crops averaged down (train_classifier --input-px), which costs less.
+        side = self.session.get_inputs()[0].shape[-1]
+        self.side = side if isinstance(side, int) and 0 < side <= CROP else CROP
         # A second output, when the model has one, is its index head's logit: whether the
         # crop shows a corner index at all (vision.training.train_classifier.build_network).
         self.judges_index = len(self.session.get_outputs()) > 1
@@ -127,7 +131,7 @@ class CornerClassifier:
                              early_views: bool = False, early_one: float = 0.0
                              ) -> tuple[np.ndarray, np.ndarray | None]:
         n, count = len(views[0]), len(views)
-        batch = np.concatenate([classifier_input(softened(view, self.soften_px))
+        batch = np.concatenate([classifier_input(sized_crops(view, self.side, self.soften_px))
                                 for view in views])  # (count * n, 3, H, W), view-major
         by_view = batch.reshape(count, n, *batch.shape[1:])
         share = np.ones(count) if weights is None else np.asarray(weights, np.float64)

@@ -143,9 +143,25 @@ def softened(crops: np.ndarray, side: int) -> np.ndarray:
                      for crop in crops])
 
 
+def sized_crops(crops: np.ndarray, side: int, soften_px: int = 0) -> np.ndarray:
+    """(N, CROP, CROP, 3) crops as a classifier of ``side``-pixel input reads them:
+    ``softened`` to ``soften_px`` at ``CROP``; under ``CROP``, each averaged down to
+    ``side`` (through ``soften_px`` first when that is smaller still)."""
+    if side >= crops.shape[1] or len(crops) == 0:
+        return softened(crops, soften_px)
+
+    def sized(crop: np.ndarray) -> np.ndarray:
+        if 0 < soften_px < side:
+            crop = cv2.resize(crop, (soften_px, soften_px), interpolation=cv2.INTER_AREA)
+            return cv2.resize(crop, (side, side), interpolation=cv2.INTER_LINEAR)
+        return cv2.resize(crop, (side, side), interpolation=cv2.INTER_AREA)
+
+    return np.stack([sized(crop) for crop in crops])
+
+
 def classifier_input(crops: np.ndarray) -> np.ndarray:
-    """(N, CROP, CROP, 3) uint8 RGB crops as the classifier takes them: (N, 3, CROP, CROP)
-    in [0, 1]."""
+    """(N, S, S, 3) uint8 RGB crops (S: ``CROP``, or the side ``sized_crops`` gave them)
+    as the classifier takes them: (N, 3, S, S) in [0, 1]."""
     return _scaled_to_one(crops.transpose(0, 3, 1, 2))
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from vision.classifier import DEFAULT_WEIGHTS as CLASSIFIER_WEIGHTS
 from vision.detector import MODELS
-from vision.netinput import classifier_input, detector_input, letterbox
+from vision.netinput import CROP, classifier_input, detector_input, letterbox, sized_crops
 from vision.photo import load_photo
 
 GENERATED = Path(__file__).resolve().parents[2] / "datasets" / "generated"
@@ -85,7 +85,9 @@ def detector_inputs(count: int, imgsz: int, seed: int, rendered_set: Path = GENE
 
 
 def classifier_inputs(files: Sequence[Path], count: int, seed: int,
-                      batch: int = 64) -> Iterator[np.ndarray]:
+                      batch: int = 64, side: int = CROP) -> Iterator[np.ndarray]:
+    """Calibration batches of the files' crops, each averaged down to ``side``, the side
+    the model reads (``train_classifier --input-px``), as the reader does."""
     rng = np.random.default_rng(seed)
     crops = []
     for path in files:
@@ -94,7 +96,16 @@ def classifier_inputs(files: Sequence[Path], count: int, seed: int,
                                        replace=False)])
     pool = np.concatenate(crops)
     for start in range(0, len(pool), batch):
-        yield classifier_input(pool[start:start + batch])
+        yield classifier_input(sized_crops(pool[start:start + batch], side))
+
+
+def model_side(source: Path) -> int:
+    """The side of the crops the classifier ``source`` reads (``CROP`` unless it was
+    trained at a smaller ``--input-px``)."""
+    from vision.session import cpu_session
+
+    side = cpu_session(source, 1).get_inputs()[0].shape[-1]
+    return side if isinstance(side, int) and 0 < side <= CROP else CROP
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,7 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"missing crop files: {', '.join(missing)} (see models/README.md)",
                   file=sys.stderr)
             return 2
-        inputs = classifier_inputs(args.crops, args.count, args.seed)
+        inputs = classifier_inputs(args.crops, args.count, args.seed,
+                                   side=model_side(source))
     quantize(source, args.out, inputs)
     print(f"{source} -> {args.out}")
     return 0

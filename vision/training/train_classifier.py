@@ -478,7 +478,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           unsure: float = 0.0, occlude: float = 0.0,
           narrow: Path | None = None,
           teacher: tuple[Path, Sequence[int]] | None = None,
-          teacher_weight: float = 1.0) -> dict[str, object]:
+          teacher_weight: float = 1.0, input_px: int = CROP) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
 
@@ -511,10 +511,22 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     ``device``: where the network trains and the crops are drawn and varied ("cuda" on a
     lent GPU machine; "cpu" draws exactly the random numbers it always drew).
     ``state_only``: write the state dict alone each epoch and no ONNX model (export it
-    later with ``average --states``), for a machine whose torch exports differently."""
+    later with ``average --states``), for a machine whose torch exports differently.
+    ``input_px``: the side the network reads crops at, under ``CROP``: each crop, drawn and
+    varied at ``CROP``, is averaged down to it (as the reader shrinks a crop for a model
+    of that input, ``vision.netinput.sized_crops``), and the ONNX model takes that side. A
+    crop read softened to 28 pixels holds no more than 28 pixels show, at half the cost
+    of reading it at 40 (models/README.md, "Session 53"). The teacher reads the crops at
+    ``CROP``, as it was trained."""
     import torch
     import torch.nn.functional as F
 
+    if not 16 <= input_px <= CROP:
+        raise ValueError(f"--input-px {input_px}: choose 16 to {CROP} pixels (crops are cut "
+                         f"at {CROP})")
+    if input_px != CROP and (index_head or centre_head):
+        raise ValueError(f"the index and centre heads read a {CROP // 8}x{CROP // 8} map of "
+                         f"a {CROP}-pixel crop: train them at --input-px {CROP}")
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     generator = torch.Generator(device).manual_seed(seed)
@@ -595,6 +607,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
             batch = _augment(x_train[index].float() / 255, generator, reshape, fade, grain,
                              sharp, occlude)
             labels = y_train[index]
+            shown_to_teacher, batch = batch, _at_side(batch, input_px)
             if index_head:
                 log_probs, index_logits = net(batch)
                 is_index = labels < NOT_INDEX
@@ -612,7 +625,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
                 shown = labels < NOT_INDEX  # the teacher names index crops only
                 if bool(shown.any()):
                     with torch.no_grad():
-                        taught = teacher_net(batch[shown])
+                        taught = teacher_net(shown_to_teacher[shown])
                     if isinstance(taught, tuple):  # its names; its index head says nothing here
                         taught = taught[0]
                     loss = loss + teacher_weight * F.kl_div(
@@ -623,7 +636,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
             schedule.step()
             total_loss += float(loss.detach()) * len(index)
         accuracy = {name: value for name, x_val, y_val in vals
-                    for name, value in evaluate_accuracy(net, x_val, y_val, name).items()}
+                    for name, value in evaluate_accuracy(net, x_val, y_val, name,
+                                                         input_px).items()}
         history = {"epoch": epoch + 1, "loss": total_loss / per_epoch,
                    "val_accuracy": accuracy, "minutes": (time.time() - started) / 60}
         print(json.dumps(history), flush=True)
@@ -631,9 +645,18 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         torch.save({key: value.cpu() for key, value in net.state_dict().items()},
                    out.with_suffix(".pt"))
         if not state_only:
-            export(net.cpu(), out)
+            export(net.cpu(), out, input_px)
             net.to(device)
     return history
+
+
+def _at_side(batch, side: int):  # torch tensors (N, 3, CROP, CROP) -> (N, 3, side, side)
+    """A batch of crops averaged down to ``side`` pixels, as the network of that input
+    reads them (``input_px``); at ``CROP``, the batch itself."""
+    import torch.nn.functional as F
+
+    return batch if batch.shape[-1] == side else F.interpolate(batch, size=(side, side),
+                                                               mode="area")
 
 
 def _teacher_network(path: Path, channels: Sequence[int]):  # -> a torch module
@@ -687,10 +710,11 @@ def _load_trained(net, path: Path, what: str,  # net: a torch module
                          f"unexpected {unexpected}")
 
 
-def evaluate_accuracy(net, x_val, y_val, name: str = "val") -> dict[str, float]:
+def evaluate_accuracy(net, x_val, y_val, name: str = "val",
+                      input_px: int = CROP) -> dict[str, float]:
     """``name``: the share of the index crops named right; with an index head, also
     ``name:index``, the share of crops it judges rightly (over 0.5) to be an index or
-    (labelled ``NOT_INDEX``) not."""
+    (labelled ``NOT_INDEX``) not. ``input_px``: the side the network reads the crops at."""
     import torch
 
     net.eval()
@@ -698,7 +722,7 @@ def evaluate_accuracy(net, x_val, y_val, name: str = "val") -> dict[str, float]:
     is_index = y_val < NOT_INDEX
     with torch.no_grad():
         for start in range(0, len(x_val), 1024):
-            out = net(x_val[start:start + 1024])
+            out = net(_at_side(x_val[start:start + 1024], input_px))
             labels = y_val[start:start + 1024]
             if isinstance(out, tuple):
                 out, index_logits = out
@@ -756,13 +780,16 @@ def crop_accuracy(classifier: CornerClassifier, images: np.ndarray, labels: np.n
     return scores
 
 
-def export(net, out: Path) -> None:  # torch module
+def export(net, out: Path, input_px: int = CROP) -> None:  # torch module
+    """``net`` as an ONNX model of crops ``input_px`` on a side (any number of them): the
+    reader shrinks its crops to the side the model takes (``vision.netinput.sized_crops``)."""
     import torch
 
     net.eval()
     out.parent.mkdir(parents=True, exist_ok=True)
     outputs = ["logits"] if getattr(net, "index", None) is None else ["logits", "index"]
-    torch.onnx.export(net, torch.zeros(1, 3, CROP, CROP), str(out), input_names=["crops"],
+    torch.onnx.export(net, torch.zeros(1, 3, input_px, input_px), str(out),
+                      input_names=["crops"],
                       output_names=outputs,
                       dynamic_axes={"crops": {0: "n"}, **{name: {0: "n"} for name in outputs}},
                       opset_version=17, dynamo=False)
@@ -922,6 +949,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "--channels) whose soft names the network also learns")
     fit.add_argument("--teacher-weight", type=float, default=1.0,
                      help="the teacher's divergence's weight in the loss (default 1)")
+    fit.add_argument("--input-px", type=int, default=CROP,
+                     help=f"the side the network reads crops at, averaged down from {CROP} "
+                     f"(default {CROP}; the ONNX model takes that side)")
     fit.add_argument("--narrow", type=Path, default=None,
                      help="state dict of a wider network to start from: each layer keeps "
                      "its channels of largest batch-norm scale (not with --init)")
@@ -1060,7 +1090,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         unsure=args.unsure, occlude=args.occlude, narrow=args.narrow,
                         teacher=None if args.teacher is None
                         else parse_state(args.teacher, args.channels),
-                        teacher_weight=args.teacher_weight)
+                        teacher_weight=args.teacher_weight, input_px=args.input_px)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
