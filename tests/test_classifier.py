@@ -578,6 +578,19 @@ def test_a_widened_network_starts_where_the_narrow_one_was(tmp_path, capsys) -> 
     assert float(wide.features[0].weight[8:].abs().sum()) > 0
     with pytest.raises(ValueError, match="cannot widen"):
         widen_state({"w": torch.zeros(3, 3)}, {"w": torch.zeros(3)})
+    with pytest.raises(ValueError,
+                       match=r"features\.0\.weight: \(12, 3, 3, 3\) cannot widen to \(8, "):
+        widen_state(wide.state_dict(), narrow.state_dict())
+    with pytest.raises(ValueError, match="the narrower network has no such layer"):
+        widen_state({}, narrow.state_dict())
+    # A wider network with an index head starts it as built; the rest as widened.
+    headed = build_network((12, 24, 40), index_head=True)
+    built = {key: value.clone() for key, value in headed.state_dict().items()}
+    headed.load_state_dict(widen_state(narrow.state_dict(), headed.state_dict()))
+    headed.eval()
+    assert torch.allclose(headed(crops)[0], narrow(crops), atol=1e-5)
+    assert all(torch.equal(value, built[key]) for key, value in headed.state_dict().items()
+               if key.startswith("index."))
 
     _two_starts_refused(tmp_path, capsys, narrow.state_dict(), "--init", "--widen")
 

@@ -210,14 +210,21 @@ def widen_state(narrow: dict, wide: dict) -> dict:  # torch state dicts
     The new channels keep their random incoming weights, so they compute something, but
     every weight from a new channel into an old one (and into the heads) starts at zero:
     the old channels and the output are unchanged until training moves those weights.
-    Batch norm's new channels keep their defaults."""
+    Batch norm's new channels keep their defaults, and a head the narrow network lacks
+    (index, centre) starts as built. ValueError: a layer that is not there or is wider."""
     widened = {}
     for name, target in wide.items():
+        if name not in narrow:
+            if name.startswith(("index.", "centre.")):  # a head the narrow one lacks
+                widened[name] = target.clone()
+                continue
+            raise ValueError(f"{name}: the narrower network has no such layer")
         source = narrow[name]
         if source.shape == target.shape:
             widened[name] = source.clone()
             continue
-        if source.dim() != target.dim():
+        if source.dim() != target.dim() or any(
+                have > want for have, want in zip(source.shape, target.shape, strict=True)):
             raise ValueError(f"{name}: {tuple(source.shape)} cannot widen to "
                              f"{tuple(target.shape)}")
         merged = target.clone()
