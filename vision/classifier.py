@@ -46,10 +46,7 @@ class CornerClassifier:
         (``vision.netinput.softened``; 0: as cut)."""
         self.session, self.input = _opened(weights, threads, "classifier")
         self.soften_px = soften_px
-        # The side the model reads a crop at: CROP, or a smaller fixed side for a model
-        # trained on crops averaged down (train_classifier --input-px), which costs less.
-        side = self.session.get_inputs()[0].shape[-1]
-        self.side = side if isinstance(side, int) and 0 < side <= CROP else CROP
+        self.side = input_side(self.session)
         # A second output, when the model has one, is its index head's logit: whether the
         # crop shows a corner index at all (vision.training.train_classifier.build_network).
         self.judges_index = len(self.session.get_outputs()) > 1
@@ -226,6 +223,14 @@ class CornerClassifier:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         probs = self.probabilities(crops, mirrored)
         return probs.argmax(axis=1), probs.max(axis=1)
+
+
+def input_side(session: Any) -> int:  # session: an onnxruntime InferenceSession
+    """The side a classifier's ONNX model reads a crop at: ``CROP``, or the smaller fixed
+    side of a model trained on crops averaged down (``train_classifier --input-px``),
+    which costs less."""
+    side = session.get_inputs()[0].shape[-1]
+    return side if isinstance(side, int) and 0 < side <= CROP else CROP
 
 
 def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:

@@ -22,9 +22,11 @@ from pathlib import Path
 import numpy as np
 
 from vision.classifier import DEFAULT_WEIGHTS as CLASSIFIER_WEIGHTS
+from vision.classifier import input_side
 from vision.detector import MODELS
 from vision.netinput import CROP, classifier_input, detector_input, letterbox, sized_crops
 from vision.photo import load_photo
+from vision.session import cpu_session
 
 GENERATED = Path(__file__).resolve().parents[2] / "datasets" / "generated"
 
@@ -99,15 +101,6 @@ def classifier_inputs(files: Sequence[Path], count: int, seed: int,
         yield classifier_input(sized_crops(pool[start:start + batch], side))
 
 
-def model_side(source: Path) -> int:
-    """The side of the crops the classifier ``source`` reads (``CROP`` unless it was
-    trained at a smaller ``--input-px``)."""
-    from vision.session import cpu_session
-
-    side = cpu_session(source, 1).get_inputs()[0].shape[-1]
-    return side if isinstance(side, int) and 0 < side <= CROP else CROP
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m vision.training.quantize", description=__doc__,
@@ -140,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         inputs = classifier_inputs(args.crops, args.count, args.seed,
-                                   side=model_side(source))
+                                   side=input_side(cpu_session(source, 1)))
     quantize(source, args.out, inputs)
     print(f"{source} -> {args.out}")
     return 0
