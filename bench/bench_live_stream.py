@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
+from host import host_line  # noqa: E402
 from photo_files import centre_crop, photo_files  # noqa: E402
 
 from vision.detector import CardDetector  # noqa: E402
@@ -84,6 +85,7 @@ def main() -> int:
                                           mode="photo" if photo else "live").card_names)
                for frame, cards, photo in zip(frames, read_cards, refined, strict=True))
     ordered = sorted(times)
+    print(host_line())
     print("| frames | whole | in parts | kept | refined | median ms | mean ms | p90 ms "
           "| whole ms | parts ms | kept ms | refined ms | as a fresh read |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")

@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from host import host_line  # noqa: E402
 from photo_files import photo_files  # noqa: E402
 
 from cli import read_table_photo  # noqa: E402
@@ -57,10 +58,12 @@ def main() -> int:
               "median_s": round(statistics.median(seconds), 3),
               "max_s": round(max(seconds), 3),
               "settled": f"{settled // args.repeat}/{len(photos)}",
-              "weights": detector.info.weights.name, "imgsz": detector.info.imgsz}
+              "weights": detector.info.weights.name, "imgsz": detector.info.imgsz,
+              "host": host_line().removeprefix("host: ")}
     if args.json:
         print(json.dumps(result))
     else:
+        print(host_line())
         print("| photos | runs | median s | slowest s | photos settled | weights | imgsz |")
         print("|---|---|---|---|---|---|---|")
         print(f"| {result['photos']} | {result['runs']} | {result['median_s']:.3f} "

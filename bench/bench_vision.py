@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import cv2  # noqa: E402
+from host import host_line  # noqa: E402
 from photo_files import centre_crop, photo_files  # noqa: E402
 
 from vision.detector import MODES, CardDetector, ModelError, ModelInfo, default_model  # noqa: E402
@@ -138,6 +139,7 @@ def time_photos(photos: list[Path], repeat: int, mode: str,
             times.append(1000 * (time.perf_counter() - start))
             sizes.add(f"{reading.size[0]}x{reading.size[1]}")
     times.sort()
+    print(host_line())
     print("| mode | weights | decoded px | photos | runs | median ms | p90 ms |")
     print("|---|---|---|---|---|---|---|")
     weights = detector.info.live_weights if mode == "live" else None
