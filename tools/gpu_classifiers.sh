@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Corner classifiers trained on a lent GPU machine (session 24), each run in the background
 # at once: bash tools/gpu_classifiers.sh a b c  (one letter a run, below).
-# Here first: pack the crops into .gpu/crops (ignored through .git/info/exclude; the machine
+# Here first: pack the crops into .gpu/crops (ignored through .gitignore; the machine
 # takes the working tree and at most 64 MiB beside it), with models/ left behind:
 #   python -m vision.training.crop_mosaics pack --out .gpu/crops --seed 24 --quality 88 \
 #     G/crops-train3.npz:15000 G/crops-fan.npz:9000 G/crops-table.npz:6500 \

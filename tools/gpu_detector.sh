@@ -13,7 +13,7 @@
 #   python -m vision.training.detector_bundle pack --out .gpu/detector --reprints 1 \
 #     --sets G/real-corners:420 G/real-decks G/real-corners-tune G/real-decks-tune
 #   (the 17 training decks and one reprint of each, 18 MiB; 867 real training photos and
-#   136 tune photos, 25 MiB; .gpu/ is in .git/info/exclude)
+#   136 tune photos, 25 MiB; .gpu/ is in .gitignore)
 #   cp models/cards.pt .gpu/detector/start.pt
 #   python -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
 #     --implementation cp --platform manylinux2014_x86_64 -d .gpu/detector/wheels \

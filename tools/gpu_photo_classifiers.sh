@@ -4,7 +4,7 @@
 # Session 25 trained run j (shipped) this way; session 32 adds the reprinted training decks
 # (`vision.training.synth.retype`, crops-retype.npz) beside the decks as printed, and
 # session 33 crops partly covered by another card: bash tools/gpu_photo_classifiers.sh m k o n
-# Here first: pack the crops into .gpu/crops (ignored through .git/info/exclude), with
+# Here first: pack the crops into .gpu/crops (ignored through .gitignore), with
 # models/ left behind but for run 31's checkpoint (the runs' start), G = datasets/generated
 # holding the crop files that models/README.md's "Session 31" makes ("The runs"):
 #   python -m vision.training.crop_mosaics pack --out .gpu/crops --seed 32 --quality 80 \
