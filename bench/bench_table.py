@@ -54,16 +54,17 @@ def main() -> int:
             report, _, _ = read_table_photo(str(photo), detector, rules, [])
             seconds.append(time.perf_counter() - start)
             settled += report["settlement"] is not None
+    host = host_line()
     result = {"photos": len(photos), "runs": len(seconds),
               "median_s": round(statistics.median(seconds), 3),
               "max_s": round(max(seconds), 3),
               "settled": f"{settled // args.repeat}/{len(photos)}",
               "weights": detector.info.weights.name, "imgsz": detector.info.imgsz,
-              "host": host_line().removeprefix("host: ")}
+              "host": host.removeprefix("host: ")}
     if args.json:
         print(json.dumps(result))
     else:
-        print(host_line())
+        print(host)
         print("| photos | runs | median s | slowest s | photos settled | weights | imgsz |")
         print("|---|---|---|---|---|---|---|")
         print(f"| {result['photos']} | {result['runs']} | {result['median_s']:.3f} "
