@@ -81,6 +81,37 @@ def _open(page, url: str) -> None:
     page.get_by_text("Chinese Poker table assistant").first.wait_for(timeout=120_000)
 
 
+def _idle(page, timeout: int = 60_000) -> None:
+    """Wait for the app's script run to end. A value typed while a rerun is in flight can
+    be overwritten when that run's widgets arrive, so each entry waits for the last."""
+    page.wait_for_timeout(150)  # the rerun an Enter asks for starts a round trip later
+    page.wait_for_function(
+        "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+        " return app && app.getAttribute('data-test-script-state') !== 'running'; }",
+        timeout=timeout)
+
+
+def _enter(field, value: str) -> None:
+    """Type a value as a person does (then Enter), and see that the app kept it."""
+    for _ in range(3):
+        field.fill(value)
+        field.press("Enter")
+        _idle(field.page)
+        if field.input_value() == value:
+            return
+    assert field.input_value() == value, f"the app did not keep {value!r}"
+
+
+def _settled(page, panel) -> None:
+    """Wait for the settlement's totals; an error the app shows instead is the failure."""
+    panel.locator("table tbody tr").or_(panel.locator('[data-testid="stAlert"]')).first.wait_for(
+        timeout=60_000)
+    if not panel.locator("table tbody tr").count():
+        _shot(page, "settle-failed")
+        alerts = panel.locator('[data-testid="stAlert"]').all_inner_texts()
+        raise AssertionError(f"no settlement; the page says: {alerts}")
+
+
 def _shot(page, name: str) -> None:
     """The whole page: Streamlit scrolls inside its own container, so the viewport is
     made as tall as the content for the picture (the width, which sets the layout, is
@@ -104,21 +135,21 @@ def test_score_a_four_player_table(server: str, playwright_handle) -> None:
     _open(page, server)
     page.get_by_role("tab", name="Score the table").click()
     page.get_by_text("Preset").first.wait_for()
+    _idle(page)
     table = json.loads((resources.files("engine") / "examples" / "pagat-four-players.json")
                        .read_text())
-    names = page.get_by_label("Name")
-    fronts, middles, backs = (page.get_by_label(r, exact=True) for r in
+    panel = page.get_by_role("tabpanel", name="Score the table")
+    names = panel.get_by_label("Name")
+    fronts, middles, backs = (panel.get_by_label(r, exact=True) for r in
                               ("front", "middle", "back"))
     for seat, player in enumerate(table["players"]):
-        names.nth(seat).fill(player["name"])
-        names.nth(seat).press("Enter")
+        _enter(names.nth(seat), player["name"])
         for locator, row in ((fronts, "front"), (middles, "middle"), (backs, "back")):
-            locator.nth(seat).fill(player[row])
-            locator.nth(seat).press("Enter")
-    page.get_by_role("button", name="Settle the showdown").click()
-    page.locator("table tbody tr").first.wait_for(timeout=30_000)
+            _enter(locator.nth(seat), player[row])
+    panel.get_by_role("button", name="Settle the showdown").click()
+    _settled(page, panel)
     rows = [[c.strip() for c in row.locator("td, th").all_inner_texts()]
-            for row in page.locator("table tbody tr").all()]
+            for row in panel.locator("table tbody tr").all()]
     _shot(page, "showdown-four-players")
     browser.close()
     # Settled under the default rules (wikipedia: 2-4 with royalties): a total a player.
@@ -249,8 +280,7 @@ def _phone_pages(page, url: str, language: str) -> None:
 
     panel.get_by_text(translations(language).gettext("Type them"), exact=True).click()
     typed = panel.locator('[data-testid="stTextInput"] input').first
-    typed.fill("As Ks Qs Js 6s 5s 3s Qh 9h 2h Jd 8c 3c")
-    typed.press("Enter")
+    _enter(typed, "As Ks Qs Js 6s 5s 3s Qh 9h 2h Jd 8c 3c")
     panel.locator('[data-testid="stButton"] button').first.click()
     page.locator(".cp-row").nth(3).wait_for(timeout=60_000)
     page.wait_for_timeout(500)
@@ -266,11 +296,9 @@ def _phone_pages(page, url: str, language: str) -> None:
     for seat, player in enumerate(table["players"]):
         for offset, value in enumerate((player["name"], player["front"], player["middle"],
                                         player["back"])):
-            field = inputs.nth(4 * seat + offset)
-            field.fill(value)
-            field.press("Enter")
+            _enter(inputs.nth(4 * seat + offset), value)
     panel.locator('[data-testid="stBaseButton-primary"]').click()
-    panel.locator("table").first.wait_for(timeout=60_000)
+    _settled(page, panel)
     page.wait_for_timeout(500)
     _shot(page, f"phone-{language}-table")
     _check_fits(page, f"{language} score the table")
@@ -415,8 +443,9 @@ def test_table_photo_is_settled_and_added_to_the_session(server: str,
         if _seat_forms(page) == seats:
             break
         page.wait_for_timeout(500)
+    _idle(page)
     page.get_by_role("button", name="Settle the showdown").click()
-    page.locator("table tr", has_text="Total").wait_for(timeout=30_000)
+    page.locator("table tr", has_text="Total").wait_for(timeout=60_000)
     page.get_by_role("button", name="Add this deal to the session score").click()
     page.get_by_role("tab", name="Session").click()
     page.get_by_text("Running totals").first.wait_for(timeout=30_000)
