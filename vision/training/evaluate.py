@@ -39,6 +39,7 @@ from vision.detector import MODES
 from vision.photo import PhotoError
 from vision.pipeline import read_photo
 
+from .errata import Errata, shipped_errata
 from .labels import (
     MATCH_IOU,
     box_iou,
@@ -64,6 +65,7 @@ class Scores:
     misses: list[dict[str, object]] = field(default_factory=list)
     groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
+    corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
     wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
@@ -177,7 +179,7 @@ def group_of(data: Path, by: str) -> dict[str, str]:
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
              by: str | None = None, mode: str = "photo", fates: bool = False,
-             expect: int | str | None = None) -> Scores:
+             expect: int | str | None = None, errata: Errata | None = None) -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
     (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
     under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``. ``fates``: tally
@@ -185,7 +187,11 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     where each card read but not there was read (``wrong_card_fate``), in its
     ``wrong_fates``. ``expect``: how many cards the reader is told each photo holds, as
     ``cpoker detect --expect`` tells it (a hand: 13), or ``"labelled"``: as many as its
-    labels name (a user who says how many cards they photographed); None: not told."""
+    labels name (a user who says how many cards they photographed); None: not told.
+    ``errata``: the label corrections the truth is read with (default: the shipped ones,
+    ``vision.training.errata``; ``Errata.none()``: the labels as shipped). The result's
+    ``corrected`` counts the photos read whose labels an erratum corrects."""
+    errata = shipped_errata() if errata is None else errata
     names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
@@ -193,7 +199,8 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     if shots:
         images = [p for p in images if split_of(p.name) == shots]
     for image_path in images[:limit]:
-        expected = truth(image_path, names)
+        expected = truth(image_path, names, errata)
+        scores.corrected += errata.for_image(image_path) is not None
         start = time.perf_counter()
         try:
             reading = read_photo(image_path, detector, str(image_path),  # type: ignore[arg-type]
@@ -206,7 +213,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         scores.add(image_path.name, found, expected, seconds)
         if fates:
             width, height = reading.size
-            labels = labelled_boxes(image_path, width, height, names)
+            labels = labelled_boxes(image_path, width, height, names, errata)
             kept = [] if reading.detections is None else \
                 [(name, box) for name, _, box in reading.detections]
             doubtful = {card.card for card in reading.doubtful}
@@ -250,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--layouts", nargs="+", help="only these layouts (rendered sets: "
                         "spread rows fan overlap few)")
     parser.add_argument("--weights", type=Path, default=None)
+    parser.add_argument("--raw-labels", action="store_true",
+                        help="measure against the set's labels as shipped, without the "
+                        "corrections of datasets/errata.toml")
     parser.add_argument("--table-weights", type=Path, default=None,
                         help="--mode table: this second detector reads the photos too "
                         "(default: the shipped table detector, none with --weights)")
@@ -347,7 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     detector = card_detector(info)
     detector.warm_up()
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
-                      args.by, args.mode, args.fates, args.expect)
+                      args.by, args.mode, args.fates, args.expect,
+                      Errata.none() if args.raw_labels else None)
     # The table detector joins photo mode too where the shipped settings say so, and
     # --weights alone leaves it out: readings compare only at the same pair of detectors.
     result = {"data": str(args.data),
@@ -358,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
               "classifier": str(info.classifier),
               "photo_classifier": str(info.photo_classifier or info.classifier),
               "shots": args.shots, "mode": args.mode, "expect": args.expect,
+              "labels": "as shipped" if args.raw_labels
+              else f"with errata ({scores.corrected} photos corrected)",
               **scores.to_dict()}
     if args.by:
         result["by"] = args.by

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .errata import Errata, shipped_errata
+
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
 
 
@@ -64,26 +66,32 @@ def label_path(image: Path) -> Path:
     return Path(*parts).with_suffix(".txt")
 
 
-def labelled_boxes(image: Path, width: float, height: float, names: Sequence[str]
+def labelled_boxes(image: Path, width: float, height: float, names: Sequence[str],
+                   errata: Errata | None = None
                    ) -> list[tuple[str, tuple[float, float, float, float]]]:
     """Each label of ``image`` as (class name, box x1 y1 x2 y2 in pixels of a ``width`` x
-    ``height`` photo)."""
+    ``height`` photo), its card corrected by ``errata`` (default: the shipped ones,
+    ``vision.training.errata``; ``Errata.none()`` for the labels as shipped)."""
+    errata = shipped_errata() if errata is None else errata
     boxes = []
     for line in label_path(image).read_text().splitlines():
         if not line.strip():
             continue
         cls, cx, cy, w, h = (float(v) for v in line.split())
-        boxes.append((names[int(cls)], ((cx - w / 2) * width, (cy - h / 2) * height,
-                                        (cx + w / 2) * width, (cy + h / 2) * height)))
+        boxes.append((errata.card(image, names[int(cls)]),
+                      ((cx - w / 2) * width, (cy - h / 2) * height,
+                       (cx + w / 2) * width, (cy + h / 2) * height)))
     return boxes
 
 
-def truth(image: Path, names: list[str]) -> set[str]:
+def truth(image: Path, names: list[str], errata: Errata | None = None) -> set[str]:
+    """The set of cards in ``image``: those its labels name, corrected by ``errata``
+    (default: the shipped ones; ``Errata.none()`` for the labels as shipped)."""
+    errata = shipped_errata() if errata is None else errata
     path = label_path(image)
-    if not path.exists():
-        return set()
-    return {names[int(line.split()[0])] for line in path.read_text().splitlines()
-            if line.strip()}
+    labelled = [] if not path.exists() else \
+        [names[int(line.split()[0])] for line in path.read_text().splitlines() if line.strip()]
+    return errata.cards(image, labelled)
 
 
 def manifest_rows(data: Path) -> list[dict[str, str]]:

@@ -1,0 +1,129 @@
+"""vision.training.errata: label corrections for the shared sets, strict to parse, applied
+to a photo's set of cards and to its boxes, and the shipped file's entries checked against
+the shared sets' own labels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.training.errata import (
+    Errata,
+    ErrataError,
+    parse_errata,
+    photo_key,
+    set_name,
+    shipped_errata,
+)
+from vision.training.labels import class_names, labelled_boxes, truth
+from vision.training.realdata import REAL_DECKS, REAL_PHOTOS
+
+ONE = """
+[[toy-set]]
+photo = "IMG_1_jpg"
+replace = { Td = "Th" }
+add = ["5d"]
+seen = "looked at it"
+"""
+
+
+def _toy_set(root: Path) -> tuple[Path, list[str]]:
+    """A set of one photo (two copies of one shot), labelled Td and 9h: names as data.yaml."""
+    names = ["Td", "Th", "9h"]
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "data.yaml").write_text("names:\n" + "".join(f"  {i}: {n}\n"
+                                                        for i, n in enumerate(names)))
+    for copy in ("a1", "b2"):
+        (root / "images" / f"IMG_1_jpg.rf.{copy}.jpg").write_bytes(b"")
+        (root / "labels" / f"IMG_1_jpg.rf.{copy}.txt").write_text(
+            "0 0.2 0.2 0.1 0.1\n2 0.6 0.6 0.1 0.1\n")
+    (root / "images" / "IMG_2_jpg.jpg").write_bytes(b"")
+    (root / "labels" / "IMG_2_jpg.txt").write_text("0 0.5 0.5 0.1 0.1\n")
+    return root, names
+
+
+def test_photo_keys_name_every_copy_of_a_shot() -> None:
+    assert photo_key("IMG_20220316_161523_jpg.rf.05cbc80a.jpg") == "IMG_20220316_161523_jpg"
+    assert photo_key("IMG_7768_JPG.jpg") == "IMG_7768_JPG"
+    assert set_name(Path("/x/real-decks-dev/images/IMG_7768_JPG.jpg")) == "real-decks-dev"
+    assert set_name(Path("/x/images/val/a.jpg")) == "x"
+    assert set_name(Path("a.jpg")) == ""
+
+
+def test_an_erratum_corrects_the_cards_and_boxes_of_each_copy(tmp_path: Path) -> None:
+    root, names = _toy_set(tmp_path / "toy-set")
+    errata = parse_errata(ONE)
+    for copy in ("a1", "b2"):
+        image = root / "images" / f"IMG_1_jpg.rf.{copy}.jpg"
+        assert truth(image, names, errata) == {"Th", "9h", "5d"}
+        assert truth(image, names, Errata.none()) == {"Td", "9h"}
+        assert [c for c, _ in labelled_boxes(image, 100, 100, names, errata)] == ["Th", "9h"]
+    # Another photo of the set, and the same photo name in another set, stay as labelled.
+    assert truth(root / "images" / "IMG_2_jpg.jpg", names, errata) == {"Td"}
+    other, _ = _toy_set(tmp_path / "other-set")
+    assert truth(other / "images" / "IMG_1_jpg.rf.a1.jpg", names, errata) == {"Td", "9h"}
+    assert errata.count((root / "images").iterdir()) == 2
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('[[s]]\nphoto = "a"\nreplace = { Td = "Tx" }\nseen = "x"', "'Tx' is not a card"),
+    ('[[s]]\nphoto = "a"\nadd = ["10h"]\nseen = "x"', "'10h' is not a card"),
+    ('[[s]]\nphoto = "a"\nseen = "x"', "corrects nothing"),
+    ('[[s]]\nphoto = "a"\nadd = ["Th"]', "say what was seen"),
+    ('[[s]]\nphoto = "a"\nadd = ["Th"]\nseen = "x"\nwhy = "y"', "unknown key why"),
+    ('[[s]]\nadd = ["Th"]\nseen = "x"', "'photo'"),
+    ('[[s]]\nphoto = "a"\nreplace = { Td = "Td" }\nseen = "x"', "replaced by itself"),
+    ('[[s]]\nphoto = "a"\nadd = ["Th"]\nseen = "x"\n[[s]]\nphoto = "a"\nadd = ["Td"]\n'
+     'seen = "x"', "named twice"),
+    ('s = 3', "array of tables"),
+    ('[[s]\n', "not TOML"),
+])
+def test_a_bad_erratum_is_named_with_what_is_wrong(text: str, says: str) -> None:
+    with pytest.raises(ErrataError, match=says):
+        parse_errata(text, "errata.toml")
+
+
+SETS = {"real-photos-dev": REAL_PHOTOS, "real-decks-dev": REAL_DECKS}
+
+
+def test_each_shipped_erratum_names_photos_and_labels_that_are_there() -> None:
+    """Each photo named is in its set, and each card an erratum replaces is labelled
+    there, and each card it adds is not: an erratum that no longer fits its set's labels
+    (a new version of the set) fails here instead of correcting nothing in silence."""
+    errata = shipped_errata()
+    assert set(errata.by_set) <= set(SETS)
+    if not all(root.exists() for root in SETS.values()):
+        pytest.skip("../shared/datasets is not here")
+    for name, entries in errata.by_set.items():
+        root = SETS[name]
+        names = class_names(root)
+        images = sorted((root / "images").glob("*.jpg"))
+        for key, erratum in entries.items():
+            copies = [p for p in images if photo_key(p.name) == key]
+            assert copies, f"{name}: no photo {key}"
+            for image in copies:
+                labelled = truth(image, names, Errata.none())
+                assert set(erratum.replace) <= labelled, f"{image.name}: {labelled}"
+                assert not set(erratum.add) & labelled, f"{image.name}: {labelled}"
+
+
+def test_evaluate_scores_against_the_corrected_labels_or_the_shipped_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reader that names the ten of hearts is right by the erratum and wrong by the
+    label as shipped (the evaluation's own reading replaced: the labels are under test)."""
+    from types import SimpleNamespace
+
+    from vision.training import evaluate as evaluation
+
+    root, _ = _toy_set(tmp_path / "toy-set")
+    read = {"IMG_1_jpg": ["Th", "9h", "5d"], "IMG_2_jpg": ["Td"]}
+    monkeypatch.setattr(evaluation, "read_photo", lambda path, *a, **k: SimpleNamespace(
+        card_names=read[photo_key(Path(path).name)]))
+    fixed = evaluation.evaluate(root, None, split=None, errata=parse_errata(ONE))
+    assert (fixed.photos, fixed.exact, fixed.corrected) == (3, 3, 2)
+    shipped = evaluation.evaluate(root, None, split=None, errata=Errata.none())
+    assert (shipped.exact, shipped.corrected) == (1, 0)
+    assert shipped.misses[0] == {"image": "IMG_1_jpg.rf.a1.jpg", "missed": ["Td"],
+                                 "wrong": ["5d", "Th"]}
