@@ -174,19 +174,23 @@ def _summary(scores: Scores) -> dict[str, object]:
 # --- the real black deck -------------------------------------------------------------------
 
 def _black_photos(root: Path) -> list[tuple[str, list[tuple[str, float, float, float, float]]]]:
+    from vision.training.errata import shipped_errata
     from vision.training.labels import class_names
 
     names = class_names(root)
+    errata = shipped_errata()  # a corner labelled as another card would teach that card
     with (root / "manifest.csv").open() as handle:
         rows = [row for row in csv.DictReader(handle) if row["kind"] == "phone-black"]
     photos = []
     for row in sorted(rows, key=lambda r: r["image"]):
         label = root / "labels" / Path(row["image"]).with_suffix(".txt").name
+        image = root / "images" / row["image"]
         boxes = []
         for line in label.read_text().splitlines():
             if line.strip():
                 cls, cx, cy, w, h = line.split()
-                boxes.append((names[int(cls)], float(cx), float(cy), float(w), float(h)))
+                boxes.append((errata.card(image, names[int(cls)]), float(cx), float(cy),
+                              float(w), float(h)))
         photos.append((row["image"], boxes))
     return photos
 

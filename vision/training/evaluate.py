@@ -12,6 +12,10 @@ it reads, so the figures are per card and per photo, not per box:
 - card recall: cards in the photo that were read / cards in the photo;
 - photos exactly right: the set read equals the set in the photo.
 
+The truth is the labels as corrected by ``datasets/errata.toml`` (labels of the shared
+sets found wrong by eye, ``vision.training.errata``); ``--raw-labels`` measures against
+the labels as shipped, and the printout says which (``labels``).
+
 ``--fates`` also says where each missed card was lost, for sets labelled by corner index
 (the rendered scenes, ``real-decks-dev``; whole-card labels would match no corner): its
 corner boxes are matched to the corners the reader kept (box overlap ``MATCH_IOU``), and
