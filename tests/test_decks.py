@@ -475,3 +475,13 @@ def test_a_covered_copy_hides_at_most_half_its_corner_under_the_card_face() -> N
     assert partly >= 30
     jittered = jittered_crops(crop, (14, 10, 26, 30), 5, rng, covered=3)
     assert jittered.shape == (1 + 5 + 3, 40, 40, 3)
+
+
+def test_a_sliver_of_an_index_is_not_drawn_into_the_whole_index_hands() -> None:
+    from vision.training.deck_report import whole_index
+
+    assert whole_index((10, 10, 30, 50))  # rank over suit, upright: 1 by 2
+    assert whole_index((10, 10, 50, 30))  # the same card lying sideways
+    assert whole_index((0, 0, 30, 30))  # turned 45 degrees
+    assert not whole_index((0, 0, 67, 14))  # the top of a rank under the photo's edge
+    assert not whole_index((0, 0, 0, 20))  # no box at all
