@@ -127,3 +127,44 @@ def test_evaluate_scores_against_the_corrected_labels_or_the_shipped_ones(
     assert (shipped.exact, shipped.corrected) == (1, 0)
     assert shipped.misses[0] == {"image": "IMG_1_jpg.rf.a1.jpg", "missed": ["Td"],
                                  "wrong": ["5d", "Th"]}
+
+
+def test_the_label_audit_draws_a_sheet_for_each_photo_read_otherwise(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sheet for the photo whose ten the reader names otherwise than its label (none for
+    the one read as labelled), listed in index.csv; with the erratum, no sheet at all."""
+    import csv
+
+    import numpy as np
+    from PIL import Image
+
+    from vision.detections import Detections
+    from vision.pipeline import reading_of
+    from vision.training import label_audit
+
+    root, _ = _toy_set(tmp_path / "toy-set")
+    for path in (root / "images").iterdir():
+        Image.new("RGB", (100, 100), (240, 240, 240)).save(path, format="JPEG")
+    read = {"IMG_1_jpg": ["Th", "9h", "5d"], "IMG_2_jpg": ["Td"]}
+
+    def reading(path: Path, *args: object, **kwargs: object) -> object:
+        cards = read[photo_key(Path(path).name)]
+        corners = Detections(np.array([[10 + 20 * i, 10, 18 + 20 * i, 26] for i in
+                                       range(len(cards))], np.float32),
+                             np.ones(len(cards), np.float32),
+                             np.array([CARD_NAMES.index(c) for c in cards]), CARD_NAMES)
+        return reading_of(np.zeros((100, 100, 3), np.uint8), corners, str(path), None)
+
+    from engine.cards import CARD_NAMES
+
+    monkeypatch.setattr(label_audit, "read_photo", reading)
+    rows = label_audit.audit(root, tmp_path / "sheets", split=None, errata=Errata.none(),
+                             detector=object())
+    assert [(r["image"], r["missed"], r["wrong"]) for r in rows] == [
+        ("IMG_1_jpg.rf.a1.jpg", "Td", "5d Th"), ("IMG_1_jpg.rf.b2.jpg", "Td", "5d Th")]
+    sheet = Image.open(tmp_path / "sheets" / rows[0]["sheet"])
+    assert sheet.size[0] > 100  # the photo and its column of enlarged corners
+    with (tmp_path / "sheets" / "index.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == 2
+    assert label_audit.audit(root, tmp_path / "none", split=None, errata=parse_errata(ONE),
+                             detector=object()) == []

@@ -19,7 +19,7 @@ SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 
 
 @lru_cache(maxsize=8)
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def label_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
         import matplotlib
 
@@ -41,7 +41,7 @@ def annotate(image: np.ndarray, cards: list[CardReading], rows: Rows | None = No
     draw = ImageDraw.Draw(canvas)
     scale = max(canvas.size) / 1000
     width = max(2, round(3 * scale))
-    font = _font(max(12, round(22 * scale)))
+    font = label_font(max(12, round(22 * scale)))
     row_of: dict[str, str] = {}
     if rows is not None:
         for row_name in ("front", "middle", "back"):
@@ -79,8 +79,8 @@ def annotate_table(image: np.ndarray, table: TableReading,
     ratio = canvas.size[0] / table.size[0] if table.size[0] else 1.0
     scale = max(canvas.size) / 1000
     width = max(2, round(3 * scale))
-    font = _font(max(14, round(30 * scale)))
-    small = _font(max(10, round(16 * scale)))
+    font = label_font(max(14, round(30 * scale)))
+    small = label_font(max(10, round(16 * scale)))
     for seat in table.seats:
         colour = SEAT_COLOURS[(seat.number - 1) % len(SEAT_COLOURS)]
         outward = np.array(seat.outward)

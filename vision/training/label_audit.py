@@ -1,0 +1,146 @@
+"""Sheets for a person to judge a labelled set's disagreements with the reader by eye.
+
+    python -m vision.training.label_audit DATA --out DIR [--shots holdout] [--split val]
+        [--limit N] [--raw-labels]
+
+Each photo the reader reads otherwise than its labels (as ``evaluate`` scores it, told the
+labelled count, with the errata of ``datasets/errata.toml`` unless ``--raw-labels``) gets
+one PNG sheet in DIR: the photo with every card the reader kept boxed and named, and
+beside it, enlarged, each labelled corner of a card it missed ("label 10♦") and each
+corner of a card it read that the labels do not name ("read 10♥ 0.99"). ``DIR/index.csv``
+lists the sheets. This is how session 55 found its errata: a sheet is where to look, and
+only what the photo itself shows at full size becomes an erratum; most disagreements are
+the reader's mistakes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageDraw
+
+from vision.draw import annotate, card_label, label_font
+from vision.photo import PhotoError, load_photo
+from vision.pipeline import PhotoReading, read_photo
+
+from .errata import Errata, shipped_errata
+from .labels import class_names, labelled_boxes, select_images, truth
+from .realdata import split_of
+
+TILE = 180  # pixels a side of each enlarged corner
+CONTEXT = 2.5  # the corner's box sizes shown around it
+
+
+def corner_tile(image: np.ndarray, box: Sequence[float], caption: str) -> Image.Image:
+    """The corner ``box`` (x1 y1 x2 y2) with some card around it, enlarged to ``TILE``
+    pixels, its caption under it."""
+    height, width = image.shape[:2]
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    half = max(box[2] - box[0], box[3] - box[1], 4.0) * CONTEXT / 2
+    x0, y0 = int(max(0, cx - half)), int(max(0, cy - half))
+    x1, y1 = int(min(width, cx + half)), int(min(height, cy + half))
+    tile = Image.new("RGB", (TILE, TILE + 26), (255, 255, 255))
+    if x1 > x0 and y1 > y0:
+        crop = Image.fromarray(image[y0:y1, x0:x1])
+        scale = TILE / max(crop.size)
+        crop = crop.resize((max(1, round(crop.size[0] * scale)),
+                            max(1, round(crop.size[1] * scale))), Image.Resampling.LANCZOS)
+        tile.paste(crop, ((TILE - crop.size[0]) // 2, (TILE - crop.size[1]) // 2))
+    ImageDraw.Draw(tile).text((4, TILE + 3), caption, fill=(0, 0, 0), font=label_font(18))
+    return tile
+
+
+def audit_sheet(image: np.ndarray, reading: PhotoReading,
+                labels: Sequence[tuple[str, tuple[float, float, float, float]]],
+                missed: set[str], wrong: set[str]) -> Image.Image:
+    """The annotated photo, and a column of tiles: each labelled corner of a missed card,
+    then each corner of a card read but not labelled."""
+    tiles = [corner_tile(image, box, f"label {card_label(card)}")
+             for card, box in labels if card in missed]
+    kept = [] if reading.detections is None else list(reading.detections)
+    tiles += [corner_tile(image, box, f"read {card_label(name)} {conf:.2f}")
+              for name, conf, box in kept if name in wrong]
+    photo = annotate(image, reading.cards)
+    photo.thumbnail((960, 960))
+    columns = max(1, -(-len(tiles) * (TILE + 26) // max(photo.size[1], TILE + 26)))
+    per_column = -(-len(tiles) // columns) if tiles else 0
+    sheet = Image.new("RGB", (photo.size[0] + columns * (TILE + 6),
+                              max(photo.size[1], per_column * (TILE + 30))), (255, 255, 255))
+    sheet.paste(photo, (0, 0))
+    for k, tile in enumerate(tiles):
+        column, row = divmod(k, per_column)
+        sheet.paste(tile, (photo.size[0] + 6 + column * (TILE + 6), row * (TILE + 30)))
+    return sheet
+
+
+def audit(data: Path, out: Path, split: str | None = "val", shots: str | None = None,
+          limit: int | None = None, errata: Errata | None = None,
+          detector: object | None = None) -> list[dict[str, str]]:
+    """Writes a sheet for each photo read otherwise than labelled; returns the index rows
+    (also written to ``out/index.csv``). ``detector``: the reader (default: the shipped
+    one)."""
+    from vision.detector import CardDetector
+
+    errata = shipped_errata() if errata is None else errata
+    names = class_names(data)
+    images = select_images(data, split)
+    if shots:
+        images = [p for p in images if split_of(p.name) == shots]
+    detector = CardDetector() if detector is None else detector
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for path in images[:limit]:
+        expected = truth(path, names, errata)
+        try:
+            reading = read_photo(path, detector, str(path),  # type: ignore[arg-type]
+                                 expect=len(expected) or None)
+            image = load_photo(path)
+        except PhotoError as error:
+            print(f"{path.name}: skipped ({error})", file=sys.stderr)
+            continue
+        found = set(reading.card_names)
+        if found == expected:
+            continue
+        height, width = image.shape[:2]
+        labels = labelled_boxes(path, width, height, names, errata)
+        missed, wrong = expected - found, found - expected
+        sheet = out / f"{path.stem}.png"
+        audit_sheet(image, reading, labels, missed, wrong).save(sheet)
+        rows.append({"image": path.name, "missed": " ".join(sorted(missed)),
+                     "wrong": " ".join(sorted(wrong)), "sheet": sheet.name})
+        print(f"{path.name}: missed {sorted(missed)} read {sorted(wrong)} -> {sheet}")
+    with (out / "index.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["image", "missed", "wrong", "sheet"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.training.label_audit",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--split", default="val", help="images/SPLIT if present (default val)")
+    parser.add_argument("--shots", choices=["train", "tune", "holdout"], default=None,
+                        help="real photo sets: only this split of their shots")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--raw-labels", action="store_true",
+                        help="the labels as shipped, without datasets/errata.toml")
+    args = parser.parse_args(argv)
+    if not (args.data / "data.yaml").exists():
+        parser.error(f"{args.data} holds no data.yaml: give a labelled set's folder")
+    rows = audit(args.data, args.out, args.split, args.shots, args.limit,
+                 Errata.none() if args.raw_labels else None)
+    print(f"{len(rows)} photos to look at: {args.out / 'index.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
