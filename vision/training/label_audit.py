@@ -34,6 +34,7 @@ from .realdata import split_of
 
 TILE = 180  # pixels a side of each enlarged corner
 CONTEXT = 2.5  # the corner's box sizes shown around it
+OUTLINE = (0, 160, 255)
 
 
 def corner_tile(image: np.ndarray, box: Sequence[float], caption: str) -> Image.Image:
@@ -50,7 +51,13 @@ def corner_tile(image: np.ndarray, box: Sequence[float], caption: str) -> Image.
         scale = TILE / max(crop.size)
         crop = crop.resize((max(1, round(crop.size[0] * scale)),
                             max(1, round(crop.size[1] * scale))), Image.Resampling.LANCZOS)
-        tile.paste(crop, ((TILE - crop.size[0]) // 2, (TILE - crop.size[1]) // 2))
+        left, top = (TILE - crop.size[0]) // 2, (TILE - crop.size[1]) // 2
+        tile.paste(crop, (left, top))
+        # The disputed box itself, outlined: in a fan the tile shows its neighbours too.
+        ImageDraw.Draw(tile).rectangle(
+            [left + (box[0] - x0) * scale, top + (box[1] - y0) * scale,
+             left + (box[2] - x0) * scale, top + (box[3] - y0) * scale],
+            outline=OUTLINE, width=2)
     ImageDraw.Draw(tile).text((4, TILE + 3), caption, fill=(0, 0, 0), font=label_font(18))
     return tile
 
