@@ -17,6 +17,10 @@ part of the file name before ``.rf.`` and its suffix, and corrects it:
 - ``add = ["5d"]``: the card is in the photo though no label names it (it has no box, so
   it only counts in the photo's set of cards, not in training boxes).
 
+The corner detector trains on ``real-decks-dev``'s label files as they are
+(``realdata.write_decks_set`` links them): it is trained class-agnostic, so a replaced
+name changes nothing there, and an added card brings no box.
+
 This module is the workshop's: the reader never reads labels.
 """
 
