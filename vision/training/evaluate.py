@@ -69,8 +69,8 @@ class Scores:
     misses: list[dict[str, object]] = field(default_factory=list)
     groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
-    corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
     wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
+    corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
