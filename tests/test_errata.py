@@ -147,17 +147,18 @@ def test_the_label_audit_draws_a_sheet_for_each_photo_read_otherwise(
         Image.new("RGB", (100, 100), (240, 240, 240)).save(path, format="JPEG")
     read = {"IMG_1_jpg": ["Th", "9h", "5d"], "IMG_2_jpg": ["Td"]}
 
-    def reading(path: Path, *args: object, **kwargs: object) -> object:
-        cards = read[photo_key(Path(path).name)]
+    def reading(image: object, detector: object, name: str, *args: object,
+                **kwargs: object) -> object:
+        cards = read[photo_key(Path(name).name)]
         corners = Detections(np.array([[10 + 20 * i, 10, 18 + 20 * i, 26] for i in
                                        range(len(cards))], np.float32),
                              np.ones(len(cards), np.float32),
                              np.array([CARD_NAMES.index(c) for c in cards]), CARD_NAMES)
-        return reading_of(np.zeros((100, 100, 3), np.uint8), corners, str(path), None)
+        return reading_of(np.zeros((100, 100, 3), np.uint8), corners, name, None)
 
     from engine.cards import CARD_NAMES
 
-    monkeypatch.setattr(label_audit, "read_photo", reading)
+    monkeypatch.setattr(label_audit, "read_image", reading)
     rows = label_audit.audit(root, tmp_path / "sheets", split=None, errata=Errata.none(),
                              detector=object())
     assert [(r["image"], r["missed"], r["wrong"]) for r in rows] == [

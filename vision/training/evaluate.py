@@ -180,6 +180,14 @@ def group_of(data: Path, by: str) -> dict[str, str]:
     return manifest_column(data, by)
 
 
+def photos_to_read(data: Path, split: str | None, layouts: Sequence[str] | None = None,
+                   shots: str | None = None) -> list[Path]:
+    """The photos of ``split`` (of ``layouts``, rendered sets), only those of the split
+    ``shots`` of their shots when given (the real sets, ``vision.training.realdata``)."""
+    images = select_images(data, split, layouts)
+    return [p for p in images if split_of(p.name) == shots] if shots else images
+
+
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
              by: str | None = None, mode: str = "photo", fates: bool = False,
@@ -199,10 +207,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
-    images = select_images(data, split, layouts)
-    if shots:
-        images = [p for p in images if split_of(p.name) == shots]
-    for image_path in images[:limit]:
+    for image_path in photos_to_read(data, split, layouts, shots)[:limit]:
         expected = truth(image_path, names, errata)
         scores.corrected += errata.for_image(image_path) is not None
         start = time.perf_counter()

@@ -26,11 +26,11 @@ from PIL import Image, ImageDraw
 
 from vision.draw import annotate, card_label, label_font
 from vision.photo import PhotoError, load_photo
-from vision.pipeline import PhotoReading, read_photo
+from vision.pipeline import PhotoReading, read_image
 
 from .errata import Errata, shipped_errata
-from .labels import class_names, labelled_boxes, select_images, truth
-from .realdata import split_of
+from .evaluate import photos_to_read
+from .labels import class_names, labelled_boxes, truth
 
 TILE = 180  # pixels a side of each enlarged corner
 CONTEXT = 2.5  # the corner's box sizes shown around it
@@ -95,21 +95,18 @@ def audit(data: Path, out: Path, split: str | None = "val", shots: str | None = 
 
     errata = shipped_errata() if errata is None else errata
     names = class_names(data)
-    images = select_images(data, split)
-    if shots:
-        images = [p for p in images if split_of(p.name) == shots]
     detector = CardDetector() if detector is None else detector
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for path in images[:limit]:
+    for path in photos_to_read(data, split, shots=shots)[:limit]:
         expected = truth(path, names, errata)
         try:
-            reading = read_photo(path, detector, str(path),  # type: ignore[arg-type]
-                                 expect=len(expected) or None)
-            image = load_photo(path)
+            image = load_photo(path)  # decoded once: read, then drawn on
         except PhotoError as error:
             print(f"{path.name}: skipped ({error})", file=sys.stderr)
             continue
+        reading = read_image(image, detector, str(path),  # type: ignore[arg-type]
+                             expect=len(expected) or None)
         found = set(reading.card_names)
         if found == expected:
             continue
