@@ -67,6 +67,22 @@ def test_an_erratum_corrects_the_cards_and_boxes_of_each_copy(tmp_path: Path) ->
     assert errata.count((root / "images").iterdir()) == 2
 
 
+def test_a_relabel_corrects_one_box_and_leaves_the_same_card_elsewhere(
+        tmp_path: Path) -> None:
+    root, names = _toy_set(tmp_path / "toy-set")
+    errata = parse_errata('[[toy-set]]\nphoto = "IMG_1_jpg"\n'
+                          'relabel = [{ at = [0.6, 0.62], label = "9h", card = "Th" }]\n'
+                          'seen = "looked at it"\n')
+    image = root / "images" / "IMG_1_jpg.rf.a1.jpg"
+    assert [c for c, _ in labelled_boxes(image, 100, 100, names, errata)] == ["Td", "Th"]
+    assert truth(image, names, errata) == {"Td", "Th"}
+    # The point must lie in the box, and the box must carry the label named.
+    for at, label in (("[0.2, 0.2]", "9h"), ("[0.6, 0.6]", "Td")):
+        missed = parse_errata(f'[[toy-set]]\nphoto = "IMG_1_jpg"\nrelabel = [{{ at = {at}, '
+                              f'label = "{label}", card = "Th" }}]\nseen = "x"\n')
+        assert truth(image, names, missed) == {"Td", "9h"}
+
+
 @pytest.mark.parametrize(("text", "says"), [
     ('[[s]]\nphoto = "a"\nreplace = { Td = "Tx" }\nseen = "x"', "'Tx' is not a card"),
     ('[[s]]\nphoto = "a"\nadd = ["10h"]\nseen = "x"', "'10h' is not a card"),
@@ -78,6 +94,12 @@ def test_an_erratum_corrects_the_cards_and_boxes_of_each_copy(tmp_path: Path) ->
     ('[[s]]\nphoto = "a"\nadd = ["Th"]\nseen = "x"\n[[s]]\nphoto = "a"\nadd = ["Td"]\n'
      'seen = "x"', "named twice"),
     ('s = 3', "array of tables"),
+    ('[[s]]\nphoto = "a"\nrelabel = [{ at = [2, 0.5], label = "Th", card = "Td" }]\n'
+     'seen = "x"', "shares of the photo"),
+    ('[[s]]\nphoto = "a"\nrelabel = [{ at = [0.5, 0.5], label = "Th" }]\nseen = "x"',
+     "each { at = "),
+    ('[[s]]\nphoto = "a"\nrelabel = [{ at = [0.5, 0.5], label = "Th", card = "Th" }]\n'
+     'seen = "x"', "relabelled as itself"),
     ('[[s]\n', "not TOML"),
 ])
 def test_a_bad_erratum_is_named_with_what_is_wrong(text: str, says: str) -> None:
@@ -107,6 +129,12 @@ def test_each_shipped_erratum_names_photos_and_labels_that_are_there() -> None:
                 labelled = truth(image, names, Errata.none())
                 assert set(erratum.replace) <= labelled, f"{image.name}: {labelled}"
                 assert not set(erratum.add) & labelled, f"{image.name}: {labelled}"
+                # Each relabel fits exactly one of the photo's boxes.
+                boxes = [(card, tuple(v / 100 for v in box)) for card, box in
+                         labelled_boxes(image, 100, 100, names, Errata.none())]
+                for one in erratum.relabel:
+                    fits = [card for card, box in boxes if one.fits(card, box)]
+                    assert len(fits) == 1, f"{image.name}: {one} fits {fits}"
 
 
 def test_evaluate_scores_against_the_corrected_labels_or_the_shipped_ones(

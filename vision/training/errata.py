@@ -15,7 +15,11 @@ part of the file name before ``.rf.`` and its suffix, and corrects it:
 
 - ``replace = { Td = "Th" }``: every label of the first card is the second card;
 - ``add = ["5d"]``: the card is in the photo though no label names it (it has no box, so
-  it only counts in the photo's set of cards, not in training boxes).
+  it only counts in the photo's set of cards, not in training boxes);
+- ``relabel = [{ at = [0.566, 0.669], label = "Qh", card = "3c" }]``: one box is another
+  card, where the same card's other boxes are right (a three's corner labelled with the
+  queen beside it): the box labelled ``label`` that holds the point ``at`` (x, y as shares
+  of the photo's width and height) is ``card``.
 
 The corner detector trains on ``real-decks-dev``'s label files as they are
 (``realdata.write_decks_set`` links them): it is trained class-agnostic, so a replaced
@@ -35,7 +39,8 @@ from pathlib import Path
 from engine.cards import CARD_NAMES
 
 ERRATA_FILE = Path(__file__).resolve().parents[2] / "datasets" / "errata.toml"
-KEYS = {"photo", "replace", "add", "seen"}
+KEYS = {"photo", "replace", "add", "relabel", "seen"}
+RELABEL_KEYS = {"at", "label", "card"}
 
 
 class ErrataError(ValueError):
@@ -44,11 +49,35 @@ class ErrataError(ValueError):
 
 
 @dataclass(frozen=True)
+class Relabel:
+    """One box of a photo is another card: the box labelled ``label`` that holds ``at``
+    (x, y, shares of the photo's width and height) is ``card``."""
+
+    at: tuple[float, float]
+    label: str
+    card: str
+
+    def fits(self, label: str, box: tuple[float, float, float, float]) -> bool:
+        """Whether a label (its card, its box x1 y1 x2 y2 in shares of the photo) is the
+        one this corrects."""
+        x, y = self.at
+        return label == self.label and box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+@dataclass(frozen=True)
 class Erratum:
     photo: str  # the file name's stem before ".rf." (every copy of the shot)
     replace: Mapping[str, str] = field(default_factory=dict)
     add: tuple[str, ...] = ()
     seen: str = ""
+    relabel: tuple[Relabel, ...] = ()
+
+    def box_card(self, label: str, box: tuple[float, float, float, float]) -> str:
+        """A label's card as corrected, its box x1 y1 x2 y2 in shares of the photo."""
+        for one in self.relabel:
+            if one.fits(label, box):
+                return one.card
+        return self.replace.get(label, label)
 
 
 def photo_key(image_name: str) -> str:
@@ -72,17 +101,20 @@ class Errata:
         found = self.by_set.get(set_name(image))
         return None if found is None else found.get(photo_key(image.name))
 
-    def card(self, image: Path, card: str) -> str:
-        """A label's card as corrected for ``image``."""
+    def card(self, image: Path, card: str, box: tuple[float, float, float, float]) -> str:
+        """A label's card as corrected for ``image``; ``box``: its x1 y1 x2 y2 as shares
+        of the photo's width and height."""
         erratum = self.for_image(image)
-        return card if erratum is None else erratum.replace.get(card, card)
+        return card if erratum is None else erratum.box_card(card, box)
 
-    def cards(self, image: Path, labelled: Iterable[str]) -> set[str]:
-        """The set of cards in ``image``, from its labels' cards, as corrected."""
+    def cards(self, image: Path,
+              labelled: Iterable[tuple[str, tuple[float, float, float, float]]]) -> set[str]:
+        """The set of cards in ``image``, from its labels (card, box in shares of the
+        photo), as corrected."""
         erratum = self.for_image(image)
         if erratum is None:
-            return set(labelled)
-        return {erratum.replace.get(c, c) for c in labelled} | set(erratum.add)
+            return {card for card, _ in labelled}
+        return {erratum.box_card(card, box) for card, box in labelled} | set(erratum.add)
 
     def count(self, images: Iterable[Path]) -> int:
         """How many of ``images`` an erratum corrects."""
@@ -102,6 +134,24 @@ def _card(value: object, where: str) -> str:
         raise ErrataError(f"{where}: {value!r} is not a card; write cards as rank and suit "
                           "in the project's notation (Th, 5d, As)")
     return value
+
+
+def _relabels(value: object, where: str) -> tuple[Relabel, ...]:
+    form = ("'relabel' is a list of tables, each { at = [x, y], label = \"Qh\", card = "
+            "\"3c\" } (x and y: shares of the photo's width and height, 0 to 1)")
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ErrataError(f"{where}: {form}")
+    found = []
+    for one in value:
+        at = one.get("at")
+        if set(one) != RELABEL_KEYS or not isinstance(at, list) or len(at) != 2 or not all(
+                isinstance(v, int | float) and 0 <= v <= 1 for v in at):
+            raise ErrataError(f"{where}: {form}")
+        label, card = _card(one.get("label"), where), _card(one.get("card"), where)
+        if label == card:
+            raise ErrataError(f"{where}: a card relabelled as itself")
+        found.append(Relabel((float(at[0]), float(at[1])), label, card))
+    return tuple(found)
 
 
 def parse_errata(text: str, source: str = "errata") -> Errata:
@@ -139,11 +189,13 @@ def parse_errata(text: str, source: str = "errata") -> Errata:
             if any(old == new for old, new in pairs.items()):
                 raise ErrataError(f"{where}: a card replaced by itself")
             cards = tuple(_card(c, where) for c in add)
-            if not pairs and not cards:
-                raise ErrataError(f"{where}: corrects nothing; give 'replace' or 'add'")
+            relabels = _relabels(entry.get("relabel", []), where)
+            if not pairs and not cards and not relabels:
+                raise ErrataError(f"{where}: corrects nothing; give 'replace', 'add' or "
+                                  "'relabel'")
             if not isinstance(entry.get("seen", ""), str) or not entry.get("seen"):
                 raise ErrataError(f"{where}: say what was seen in the photo ('seen')")
-            found[photo] = Erratum(photo, pairs, cards, entry["seen"])
+            found[photo] = Erratum(photo, pairs, cards, entry["seen"], relabels)
         by_set[set_key] = found
     return Errata(by_set)
 

@@ -78,9 +78,9 @@ def labelled_boxes(image: Path, width: float, height: float, names: Sequence[str
         if not line.strip():
             continue
         cls, cx, cy, w, h = (float(v) for v in line.split())
-        boxes.append((errata.card(image, names[int(cls)]),
-                      ((cx - w / 2) * width, (cy - h / 2) * height,
-                       (cx + w / 2) * width, (cy + h / 2) * height)))
+        x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
+        boxes.append((errata.card(image, names[int(cls)], (x1, y1, x2, y2)),
+                      (x1 * width, y1 * height, x2 * width, y2 * height)))
     return boxes
 
 
@@ -89,8 +89,11 @@ def truth(image: Path, names: list[str], errata: Errata | None = None) -> set[st
     (default: the shipped ones; ``Errata.none()`` for the labels as shipped)."""
     errata = shipped_errata() if errata is None else errata
     path = label_path(image)
-    labelled = [] if not path.exists() else \
-        [names[int(line.split()[0])] for line in path.read_text().splitlines() if line.strip()]
+    labelled = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        if line.strip():
+            cls, cx, cy, w, h = (float(v) for v in line.split())
+            labelled.append((names[int(cls)], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
     return errata.cards(image, labelled)
 
 
