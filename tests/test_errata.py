@@ -197,3 +197,41 @@ def test_the_label_audit_draws_a_sheet_for_each_photo_read_otherwise(
         assert len(list(csv.DictReader(handle))) == 2
     assert label_audit.audit(root, tmp_path / "none", split=None, errata=parse_errata(ONE),
                              detector=object()) == []
+
+
+def test_the_ink_audit_flags_a_label_whose_ink_is_the_other_colour(tmp_path: Path) -> None:
+    """A photo of five corners, one labelled a diamond printed black: it alone gets a
+    tile; a photo whose inks do not lie apart (grey) is not judged."""
+    import csv
+
+    from PIL import Image, ImageDraw
+
+    from vision.training import label_audit
+
+    root = tmp_path / "ink-set"
+    names = ["Th", "9h", "2d", "9s", "2c"]
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    (root / "data.yaml").write_text("names:\n" + "".join(f"  {i}: {n}\n"
+                                                        for i, n in enumerate(names)))
+    inks = [(200, 20, 30), (190, 30, 30), (20, 20, 20), (25, 25, 25), (15, 15, 20)]
+    for photo, grey in (("colour", False), ("grey", True)):
+        image = Image.new("RGB", (500, 100), (245, 245, 240))
+        draw = ImageDraw.Draw(image)
+        lines = []
+        for k, ink in enumerate(inks):
+            colour = (sum(ink) // 3,) * 3 if grey else ink
+            draw.rectangle([100 * k + 30, 30, 100 * k + 50, 70], fill=colour)
+            lines.append(f"{k} {(100 * k + 40) / 500} 0.5 0.1 0.6")
+        image.save(root / "images" / f"{photo}.jpg", quality=95)
+        (root / "labels" / f"{photo}.txt").write_text("\n".join(lines) + "\n")
+    rows = label_audit.ink_audit(root, tmp_path / "sheets", split=None,
+                                 errata=Errata.none())
+    assert [(r["image"], r["label"], r["at"]) for r in rows] == [
+        ("colour.jpg", "2d", "0.480 0.500")]
+    assert (tmp_path / "sheets" / rows[0]["sheet"]).exists()
+    with (tmp_path / "sheets" / "index.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == 1
+    assert label_audit.ink_flags([("Th", 120.0), ("9s", 20.0)]) == []
+    assert label_audit.ink_flags([("Th", 120.0), ("9s", 20.0), ("2c", 110.0)]) == [2]
+    assert label_audit.ink_flags([("Th", 50.0), ("9s", 30.0), ("2c", 49.0)]) == []

@@ -2,6 +2,7 @@
 
     python -m vision.training.label_audit DATA --out DIR [--shots holdout] [--split val]
         [--limit N] [--raw-labels]
+    python -m vision.training.label_audit DATA --ink --out DIR [--shots train] ...
 
 Each photo the reader reads otherwise than its labels (as ``evaluate`` scores it, told the
 labelled count, with the errata of ``datasets/errata.toml`` unless ``--raw-labels``) gets
@@ -11,6 +12,13 @@ corner of a card it read that the labels do not name ("read 10♥ 0.99"). ``DIR/
 lists the sheets. This is how session 55 found its errata: a sheet is where to look, and
 only what the photo itself shows at full size becomes an erratum; most disagreements are
 the reader's mistakes.
+
+A label the reader was trained on it reads as labelled, right or wrong, so the sheets above
+never show it. ``--ink`` asks something that learned nothing from the labels: the colour of
+each labelled box's ink. Within a photo whose red (hearts, diamonds; a gold deck's gold)
+and black (or silver) ink lie apart, a box labelled red whose ink is coloured like the
+photo's black labels, or the other way round, gets a tile on its photo's sheet ("label Q♥,
+ink 51: black?"). Session 56 found a three of clubs' corner labelled Qh this way.
 """
 
 from __future__ import annotations
@@ -74,6 +82,11 @@ def audit_sheet(image: np.ndarray, reading: PhotoReading,
               for name, conf, box in kept if name in wrong]
     photo = annotate(image, reading.cards)
     photo.thumbnail((960, 960))
+    return _sheet(photo, tiles)
+
+
+def _sheet(photo: Image.Image, tiles: Sequence[Image.Image]) -> Image.Image:
+    """The photo, and the tiles in columns beside it."""
     columns = max(1, -(-len(tiles) * (TILE + 26) // max(photo.size[1], TILE + 26)))
     per_column = -(-len(tiles) // columns) if tiles else 0
     sheet = Image.new("RGB", (photo.size[0] + columns * (TILE + 6),
@@ -125,6 +138,93 @@ def audit(data: Path, out: Path, split: str | None = "val", shots: str | None = 
     return rows
 
 
+# Ink: a box's glyph pixels are the quarter furthest in brightness from the box's median
+# (the card face); their median HSV saturation is the box's ink. Measured on real-decks-dev
+# (session 56): red labels 62-118 at the median by kind, black 11-39, overlapping across
+# photos (lighting, a grey photo); within one photo they lie apart.
+INK_SHARE = 0.25
+INK_APART = 40.0  # a photo whose red and black labels' medians lie closer is not judged
+INK_MARGIN = 0.25  # flagged: within this share of the gap from the other colour's median
+
+
+def ink(image: np.ndarray, box: Sequence[float]) -> float | None:
+    """The median saturation (0-255) of the ink in ``box`` (x1 y1 x2 y2), None when the
+    box holds no pixels."""
+    import cv2
+
+    height, width = image.shape[:2]
+    crop = image[int(max(0, box[1])):int(min(height, box[3])),
+                 int(max(0, box[0])):int(min(width, box[2]))]
+    if crop.size == 0:
+        return None
+    grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).reshape(-1).astype(np.float32)
+    saturation = cv2.cvtColor(crop, cv2.COLOR_RGB2HSV)[..., 1].reshape(-1)
+    away = np.abs(grey - np.median(grey))
+    return float(np.median(saturation[away >= np.quantile(away, 1 - INK_SHARE)]))
+
+
+def red(card: str) -> bool:
+    return card[1] in "hd"
+
+
+def ink_flags(labels: Sequence[tuple[str, float]]) -> list[int]:
+    """The labels (card, ink) of one photo whose ink is coloured like the other colour's:
+    their indices. None when the photo's two colours do not lie apart."""
+    reds = [value for card, value in labels if red(card)]
+    blacks = [value for card, value in labels if not red(card)]
+    if not reds or not blacks:
+        return []
+    red_ink, black_ink = float(np.median(reds)), float(np.median(blacks))
+    gap = red_ink - black_ink
+    if gap < INK_APART:
+        return []
+    return [k for k, (card, value) in enumerate(labels)
+            if (red(card) and value < black_ink + INK_MARGIN * gap)
+            or (not red(card) and value > red_ink - INK_MARGIN * gap)]
+
+
+def ink_audit(data: Path, out: Path, split: str | None = "val", shots: str | None = None,
+              limit: int | None = None, errata: Errata | None = None
+              ) -> list[dict[str, str]]:
+    """Writes a sheet for each photo with a label its ink's colour disputes; returns the
+    index rows (also written to ``out/index.csv``)."""
+    errata = shipped_errata() if errata is None else errata
+    names = class_names(data)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for path in photos_to_read(data, split, shots=shots)[:limit]:
+        try:
+            image = load_photo(path)
+        except PhotoError as error:
+            print(f"{path.name}: skipped ({error})", file=sys.stderr)
+            continue
+        height, width = image.shape[:2]
+        labels = [(card, box, ink(image, box))
+                  for card, box in labelled_boxes(path, width, height, names, errata)]
+        judged = [(card, box, value) for card, box, value in labels if value is not None]
+        flagged = [judged[k] for k in ink_flags([(c, v) for c, _, v in judged])]
+        if not flagged:
+            continue
+        photo = Image.fromarray(image)
+        photo.thumbnail((960, 960))
+        tiles = [corner_tile(image, box, f"label {card_label(card)}, ink {value:.0f}: "
+                                         f"{'black' if red(card) else 'red'}?")
+                 for card, box, value in flagged]
+        sheet = out / f"{path.stem}.png"
+        _sheet(photo, tiles).save(sheet)
+        for card, box, value in flagged:
+            rows.append({"image": path.name, "label": card,
+                         "at": f"{(box[0] + box[2]) / 2 / width:.3f} "
+                               f"{(box[1] + box[3]) / 2 / height:.3f}",
+                         "ink": f"{value:.0f}", "sheet": sheet.name})
+            print(f"{path.name}: label {card} at {rows[-1]['at']}, ink {value:.0f} -> {sheet}")
+    with (out / "index.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, ["image", "label", "at", "ink", "sheet"])
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.training.label_audit",
                                      description=__doc__,
@@ -137,11 +237,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--raw-labels", action="store_true",
                         help="the labels as shipped, without datasets/errata.toml")
+    parser.add_argument("--ink", action="store_true",
+                        help="the labels whose ink's colour disputes their suit, not the "
+                             "reader's disagreements")
     args = parser.parse_args(argv)
     if not (args.data / "data.yaml").exists():
         parser.error(f"{args.data} holds no data.yaml: give a labelled set's folder")
-    rows = audit(args.data, args.out, args.split, args.shots, args.limit,
-                 Errata.none() if args.raw_labels else None)
+    errata = Errata.none() if args.raw_labels else None
+    if args.ink:
+        rows = ink_audit(args.data, args.out, args.split, args.shots, args.limit, errata)
+        print(f"{len(rows)} labels to look at: {args.out / 'index.csv'}")
+        return 0
+    rows = audit(args.data, args.out, args.split, args.shots, args.limit, errata)
     print(f"{len(rows)} photos to look at: {args.out / 'index.csv'}")
     return 0
 
