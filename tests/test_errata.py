@@ -225,8 +225,8 @@ def test_the_ink_audit_flags_a_label_whose_ink_is_the_other_colour(tmp_path: Pat
             lines.append(f"{k} {(100 * k + 40) / 500} 0.5 0.1 0.6")
         image.save(root / "images" / f"{photo}.jpg", quality=95)
         (root / "labels" / f"{photo}.txt").write_text("\n".join(lines) + "\n")
-    rows = label_audit.ink_audit(root, tmp_path / "sheets", split=None,
-                                 errata=Errata.none())
+    rows = label_audit.check_audit(root, tmp_path / "sheets", label_audit.ink_check,
+                                   split=None, errata=Errata.none())
     assert [(r["image"], r["label"], r["at"]) for r in rows] == [
         ("colour.jpg", "2d", "0.480 0.500")]
     assert (tmp_path / "sheets" / rows[0]["sheet"]).exists()
@@ -235,3 +235,29 @@ def test_the_ink_audit_flags_a_label_whose_ink_is_the_other_colour(tmp_path: Pat
     assert label_audit.ink_flags([("Th", 120.0), ("9s", 20.0)]) == []
     assert label_audit.ink_flags([("Th", 120.0), ("9s", 20.0), ("2c", 110.0)]) == [2]
     assert label_audit.ink_flags([("Th", 50.0), ("9s", 30.0), ("2c", 49.0)]) == []
+
+
+def test_the_rank_audit_flags_a_label_the_text_reader_reads_as_another_rank(
+        tmp_path: Path) -> None:
+    """A stand-in recogniser reads a 7 where a 9 is labelled (flagged), a 6 where a 9 is
+    labelled (a turn: left out), an 8 unsurely (left out) and each ten as a ten."""
+    from PIL import Image
+
+    from vision.training import label_audit
+
+    root, _ = _toy_set(tmp_path / "toy-set")
+    for path in (root / "images").iterdir():
+        Image.new("RGB", (100, 100), (240, 240, 240)).save(path, format="JPEG")
+    (root / "labels" / "IMG_2_jpg.txt").write_text("2 0.5 0.5 0.1 0.1\n")  # 9h
+    # The labels in order: Td, 9h (copy a1); Td, 9h (copy b2); 9h (IMG_2).
+    # A score under 0.9 reads the crop in its other turns too: the last label's four.
+    readings = iter([("10", 0.95), ("7", 0.95), ("10", 0.95), ("6", 0.95)] + [("8", 0.5)] * 4)
+
+    def engine(crop: object, **kwargs: object) -> tuple[list[tuple[str, float]], None]:
+        text, score = next(readings)
+        return [(text, score)], None
+
+    rows = label_audit.check_audit(root, tmp_path / "sheets", label_audit.rank_check(engine),
+                                   split=None, errata=Errata.none())
+    assert [(r["image"], r["label"], r["found"]) for r in rows] == [
+        ("IMG_1_jpg.rf.a1.jpg", "9h", "text 7 0.95")]

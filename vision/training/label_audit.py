@@ -2,7 +2,7 @@
 
     python -m vision.training.label_audit DATA --out DIR [--shots holdout] [--split val]
         [--limit N] [--raw-labels]
-    python -m vision.training.label_audit DATA --ink --out DIR [--shots train] ...
+    python -m vision.training.label_audit DATA --ink|--rank --out DIR [--shots train] ...
 
 Each photo the reader reads otherwise than its labels (as ``evaluate`` scores it, told the
 labelled count, with the errata of ``datasets/errata.toml`` unless ``--raw-labels``) gets
@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +66,10 @@ def corner_tile(image: np.ndarray, box: Sequence[float], caption: str) -> Image.
             [left + (box[0] - x0) * scale, top + (box[1] - y0) * scale,
              left + (box[2] - x0) * scale, top + (box[3] - y0) * scale],
             outline=OUTLINE, width=2)
-    ImageDraw.Draw(tile).text((4, TILE + 3), caption, fill=(0, 0, 0), font=label_font(18))
+    size = 18  # smaller until the caption fits under the tile
+    while size > 9 and label_font(size).getlength(caption) > TILE - 6:
+        size -= 1
+    ImageDraw.Draw(tile).text((4, TILE + 3), caption, fill=(0, 0, 0), font=label_font(size))
     return tile
 
 
@@ -183,11 +186,50 @@ def ink_flags(labels: Sequence[tuple[str, float]]) -> list[int]:
             or (not red(card) and value > red_ink - INK_MARGIN * gap)]
 
 
-def ink_audit(data: Path, out: Path, split: str | None = "val", shots: str | None = None,
-              limit: int | None = None, errata: Errata | None = None
-              ) -> list[dict[str, str]]:
-    """Writes a sheet for each photo with a label its ink's colour disputes; returns the
-    index rows (also written to ``out/index.csv``)."""
+# A disputed label: its card, its box (x1 y1 x2 y2, pixels) and what the check found.
+Flag = tuple[str, tuple[float, float, float, float], str]
+Check = Callable[[np.ndarray, list[tuple[str, tuple[float, float, float, float]]]], list[Flag]]
+
+
+def ink_check(image: np.ndarray, labels: list[tuple[str, tuple[float, float, float, float]]]
+              ) -> list[Flag]:
+    """The labels of ``image`` whose ink is coloured like the other colour's."""
+    judged = [(card, box, value) for card, box in labels
+              if (value := ink(image, box)) is not None]
+    return [(card, box, f"ink {value:.0f}: {'black' if red(card) else 'red'}?")
+            for card, box, value in (judged[k] for k in
+                                     ink_flags([(c, v) for c, _, v in judged]))]
+
+
+RANK_SURE = 0.8  # the recogniser's score from which its rank disputes a label
+# A 6 and a 9 are one glyph turned: the recogniser cannot know a corner's turn.
+TURNED_ALIKE = {"6", "9"}
+
+
+def rank_check(engine: object) -> Check:
+    """The labels whose rank a text recogniser (RapidOCR's, ``vision.training.
+    ocr_report``) reads surely as another; the boxes must be corner indices."""
+    from .ocr_report import ocr_rank, text_crop
+
+    def check(image: np.ndarray, labels: list[tuple[str, tuple[float, float, float, float]]]
+              ) -> list[Flag]:
+        flags = []
+        for card, box in labels:
+            rank, score = ocr_rank(engine, text_crop(image, box))
+            if rank is not None and rank != card[0] and score > RANK_SURE \
+                    and {rank, card[0]} != TURNED_ALIKE:
+                flags.append((card, box, f"text {'10' if rank == 'T' else rank} {score:.2f}"))
+        return flags
+
+    return check
+
+
+def check_audit(data: Path, out: Path, check: Check, split: str | None = "val",
+                shots: str | None = None, limit: int | None = None,
+                errata: Errata | None = None) -> list[dict[str, str]]:
+    """Writes a sheet for each photo with a label ``check`` disputes (each such label
+    enlarged, with what the check found); returns the index rows (also written to
+    ``out/index.csv``: photo, label, where, found, sheet)."""
     errata = shipped_errata() if errata is None else errata
     names = class_names(data)
     out.mkdir(parents=True, exist_ok=True)
@@ -199,27 +241,23 @@ def ink_audit(data: Path, out: Path, split: str | None = "val", shots: str | Non
             print(f"{path.name}: skipped ({error})", file=sys.stderr)
             continue
         height, width = image.shape[:2]
-        labels = [(card, box, ink(image, box))
-                  for card, box in labelled_boxes(path, width, height, names, errata)]
-        judged = [(card, box, value) for card, box, value in labels if value is not None]
-        flagged = [judged[k] for k in ink_flags([(c, v) for c, _, v in judged])]
+        flagged = check(image, labelled_boxes(path, width, height, names, errata))
         if not flagged:
             continue
         photo = Image.fromarray(image)
         photo.thumbnail((960, 960))
-        tiles = [corner_tile(image, box, f"label {card_label(card)}, ink {value:.0f}: "
-                                         f"{'black' if red(card) else 'red'}?")
-                 for card, box, value in flagged]
+        tiles = [corner_tile(image, box, f"label {card_label(card)}, {found}")
+                 for card, box, found in flagged]
         sheet = out / f"{path.stem}.png"
         _sheet(photo, tiles).save(sheet)
-        for card, box, value in flagged:
+        for card, box, found in flagged:
             rows.append({"image": path.name, "label": card,
                          "at": f"{(box[0] + box[2]) / 2 / width:.3f} "
                                f"{(box[1] + box[3]) / 2 / height:.3f}",
-                         "ink": f"{value:.0f}", "sheet": sheet.name})
-            print(f"{path.name}: label {card} at {rows[-1]['at']}, ink {value:.0f} -> {sheet}")
+                         "found": found, "sheet": sheet.name})
+            print(f"{path.name}: label {card} at {rows[-1]['at']}, {found} -> {sheet}")
     with (out / "index.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["image", "label", "at", "ink", "sheet"])
+        writer = csv.DictWriter(handle, ["image", "label", "at", "found", "sheet"])
         writer.writeheader()
         writer.writerows(rows)
     return rows
@@ -237,15 +275,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--raw-labels", action="store_true",
                         help="the labels as shipped, without datasets/errata.toml")
-    parser.add_argument("--ink", action="store_true",
+    checks = parser.add_mutually_exclusive_group()
+    checks.add_argument("--ink", action="store_true",
                         help="the labels whose ink's colour disputes their suit, not the "
                              "reader's disagreements")
+    checks.add_argument("--rank", action="store_true",
+                        help="the labels whose rank RapidOCR's recogniser reads surely as "
+                             "another (corner-index labels; pip install -e .[ocr-study])")
     args = parser.parse_args(argv)
     if not (args.data / "data.yaml").exists():
         parser.error(f"{args.data} holds no data.yaml: give a labelled set's folder")
     errata = Errata.none() if args.raw_labels else None
-    if args.ink:
-        rows = ink_audit(args.data, args.out, args.split, args.shots, args.limit, errata)
+    if args.ink or args.rank:
+        if args.ink:
+            check = ink_check
+        else:
+            try:
+                from rapidocr_onnxruntime import RapidOCR
+            except ImportError:
+                parser.error("--rank needs the text recogniser: pip install -e .[ocr-study]")
+            check = rank_check(RapidOCR(intra_op_num_threads=2))
+        rows = check_audit(args.data, args.out, check, args.split, args.shots, args.limit,
+                           errata)
         print(f"{len(rows)} labels to look at: {args.out / 'index.csv'}")
         return 0
     rows = audit(args.data, args.out, args.split, args.shots, args.limit, errata)
