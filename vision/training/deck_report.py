@@ -180,25 +180,17 @@ def _summary(scores: Scores) -> dict[str, object]:
 # --- the real black deck -------------------------------------------------------------------
 
 def _black_photos(root: Path) -> list[tuple[str, list[tuple[str, float, float, float, float]]]]:
-    from vision.training.errata import shipped_errata
-    from vision.training.labels import class_names
+    from vision.training.labels import class_names, labelled_boxes
 
     names = class_names(root)
-    errata = shipped_errata()  # a corner labelled as another card would teach that card
     with (root / "manifest.csv").open() as handle:
         rows = [row for row in csv.DictReader(handle) if row["kind"] == "phone-black"]
     photos = []
     for row in sorted(rows, key=lambda r: r["image"]):
-        label = root / "labels" / Path(row["image"]).with_suffix(".txt").name
-        image = root / "images" / row["image"]
-        boxes = []
-        for line in label.read_text().splitlines():
-            if line.strip():
-                cls, *numbers = line.split()
-                x, y, w, h = (float(v) for v in numbers)
-                boxes.append((errata.card(image, names[int(cls)],
-                                          (x - w / 2, y - h / 2, x + w / 2, y + h / 2)),
-                              x, y, w, h))
+        # Corrected by the shipped errata: a corner labelled as another card would teach
+        # the deck that card. Boxes in shares of the photo, as (card, cx, cy, w, h).
+        boxes = [(card, (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1) for card, (
+            x1, y1, x2, y2) in labelled_boxes(root / "images" / row["image"], 1, 1, names)]
         photos.append((row["image"], boxes))
     return photos
 

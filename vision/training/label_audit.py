@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -114,13 +114,8 @@ def audit(data: Path, out: Path, split: str | None = "val", shots: str | None = 
     detector = CardDetector() if detector is None else detector
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for path in photos_to_read(data, split, shots=shots)[:limit]:
+    for path, image in _photos(data, split, shots, limit):  # decoded once: read, drawn on
         expected = truth(path, names, errata)
-        try:
-            image = load_photo(path)  # decoded once: read, then drawn on
-        except PhotoError as error:
-            print(f"{path.name}: skipped ({error})", file=sys.stderr)
-            continue
         reading = read_image(image, detector, str(path),  # type: ignore[arg-type]
                              expect=len(expected) or None)
         found = set(reading.card_names)
@@ -134,8 +129,25 @@ def audit(data: Path, out: Path, split: str | None = "val", shots: str | None = 
         rows.append({"image": path.name, "missed": " ".join(sorted(missed)),
                      "wrong": " ".join(sorted(wrong)), "sheet": sheet.name})
         print(f"{path.name}: missed {sorted(missed)} read {sorted(wrong)} -> {sheet}")
+    return _indexed(out, rows, ["image", "missed", "wrong", "sheet"])
+
+
+def _photos(data: Path, split: str | None, shots: str | None, limit: int | None
+            ) -> Iterator[tuple[Path, np.ndarray]]:
+    """Each photo to look at (``evaluate.photos_to_read``), decoded; one that cannot be
+    decoded is skipped with a line on stderr."""
+    for path in photos_to_read(data, split, shots=shots)[:limit]:
+        try:
+            yield path, load_photo(path)
+        except PhotoError as error:
+            print(f"{path.name}: skipped ({error})", file=sys.stderr)
+
+
+def _indexed(out: Path, rows: list[dict[str, str]], fields: list[str]
+             ) -> list[dict[str, str]]:
+    """``rows`` written to ``out/index.csv``."""
     with (out / "index.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["image", "missed", "wrong", "sheet"])
+        writer = csv.DictWriter(handle, fields)
         writer.writeheader()
         writer.writerows(rows)
     return rows
@@ -172,7 +184,7 @@ def red(card: str) -> bool:
 
 def ink_flags(labels: Sequence[tuple[str, float]]) -> list[int]:
     """The labels (card, ink) of one photo whose ink is coloured like the other colour's:
-    their indices. None when the photo's two colours do not lie apart."""
+    their indices; none when the photo's two colours do not lie apart."""
     reds = [value for card, value in labels if red(card)]
     blacks = [value for card, value in labels if not red(card)]
     if not reds or not blacks:
@@ -234,12 +246,7 @@ def check_audit(data: Path, out: Path, check: Check, split: str | None = "val",
     names = class_names(data)
     out.mkdir(parents=True, exist_ok=True)
     rows = []
-    for path in photos_to_read(data, split, shots=shots)[:limit]:
-        try:
-            image = load_photo(path)
-        except PhotoError as error:
-            print(f"{path.name}: skipped ({error})", file=sys.stderr)
-            continue
+    for path, image in _photos(data, split, shots, limit):
         height, width = image.shape[:2]
         flagged = check(image, labelled_boxes(path, width, height, names, errata))
         if not flagged:
@@ -256,11 +263,7 @@ def check_audit(data: Path, out: Path, check: Check, split: str | None = "val",
                                f"{(box[1] + box[3]) / 2 / height:.3f}",
                          "found": found, "sheet": sheet.name})
             print(f"{path.name}: label {card} at {rows[-1]['at']}, {found} -> {sheet}")
-    with (out / "index.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["image", "label", "at", "found", "sheet"])
-        writer.writeheader()
-        writer.writerows(rows)
-    return rows
+    return _indexed(out, rows, ["image", "label", "at", "found", "sheet"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:

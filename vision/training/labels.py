@@ -73,15 +73,21 @@ def labelled_boxes(image: Path, width: float, height: float, names: Sequence[str
     ``height`` photo), its card corrected by ``errata`` (default: the shipped ones,
     ``vision.training.errata``; ``Errata.none()`` for the labels as shipped)."""
     errata = shipped_errata() if errata is None else errata
-    boxes = []
-    for line in label_path(image).read_text().splitlines():
-        if not line.strip():
-            continue
-        cls, cx, cy, w, h = (float(v) for v in line.split())
-        x1, y1, x2, y2 = cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2
-        boxes.append((errata.card(image, names[int(cls)], (x1, y1, x2, y2)),
-                      (x1 * width, y1 * height, x2 * width, y2 * height)))
-    return boxes
+    return [(errata.card(image, card, (x1, y1, x2, y2)),
+             (x1 * width, y1 * height, x2 * width, y2 * height))
+            for card, (x1, y1, x2, y2) in _labels(label_path(image), names)]
+
+
+def _labels(path: Path, names: Sequence[str]
+            ) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """A YOLO label file's lines as (class name, box x1 y1 x2 y2 in shares of the photo),
+    as labelled."""
+    labels = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            cls, cx, cy, w, h = (float(v) for v in line.split())
+            labels.append((names[int(cls)], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
+    return labels
 
 
 def truth(image: Path, names: list[str], errata: Errata | None = None) -> set[str]:
@@ -89,12 +95,7 @@ def truth(image: Path, names: list[str], errata: Errata | None = None) -> set[st
     (default: the shipped ones; ``Errata.none()`` for the labels as shipped)."""
     errata = shipped_errata() if errata is None else errata
     path = label_path(image)
-    labelled = []
-    for line in path.read_text().splitlines() if path.exists() else []:
-        if line.strip():
-            cls, cx, cy, w, h = (float(v) for v in line.split())
-            labelled.append((names[int(cls)], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
-    return errata.cards(image, labelled)
+    return errata.cards(image, _labels(path, names) if path.exists() else [])
 
 
 def manifest_rows(data: Path) -> list[dict[str, str]]:
