@@ -1,0 +1,93 @@
+"""The leave-one-deck-out tables are built from evaluate's readings as they are written."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from vision.training import lodo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _scores(photos: int, precision: float, recall: float, right: float) -> dict:
+    return {"photos": photos, "card_precision": precision, "card_recall": recall,
+            "photos_exactly_right": right, "median_ms_per_photo": 50.0}
+
+
+def _write(eval_dir: Path, model: str, photos_dev: dict, decks_dev: dict[str, dict]) -> None:
+    (eval_dir / f"{model}-real-photos-dev.json").write_text(json.dumps(photos_dev))
+    whole = _scores(sum(g["photos"] for g in decks_dev.values()), 0.9, 0.9, 0.9)
+    (eval_dir / f"{model}-real-decks-dev.json").write_text(
+        json.dumps({**whole, "by": "kind", "groups": decks_dev}))
+
+
+def _decks(precision: float) -> dict[str, dict]:
+    return {"phone-white": _scores(140, precision, 0.8, 0.75),
+            "phone-black": _scores(39, precision, 0.6, 0.5),
+            "webcam-handheld": _scores(47, precision, 0.5, 0.25)}
+
+
+def test_each_deck_held_out_is_read_by_the_model_trained_without_it(tmp_path: Path) -> None:
+    eval_dir = tmp_path / "eval"
+    eval_dir.mkdir()
+    _write(eval_dir, "base", _scores(248, 0.9, 0.8, 0.5), _decks(0.9))
+    _write(eval_dir, "without-phone-black", _scores(248, 0.95, 0.95, 0.8), _decks(1.0))
+    readings = lodo.load_readings(eval_dir)
+    assert set(readings) == {"base", "without-phone-black"}
+    black = readings["without-phone-black"]["phone-black"]
+    assert black.photos == 39
+    assert black.f1 == pytest.approx(2 * 1.0 * 0.6 / 1.6)
+    rows = {line.split(" | ")[0].lstrip("| "): line.split(" | ")
+            for line in lodo.held_out_table(readings).splitlines()[2:]}
+    assert set(rows) == {"real-photos (248)", "phone-white (140)", "phone-black (39)",
+                         "webcam-handheld (47)"}
+    # Its column "trained without it" holds its own model's reading, and nothing is made
+    # up for the models not read.
+    assert rows["phone-black (39)"][2] == "1.000 / 0.600 / **0.750** / 50 %"
+    assert rows["phone-white (140)"][2] == "-"
+    assert rows["real-photos (248)"][1] == "0.900 / 0.800 / **0.847** / 50 %"
+    every = lodo.every_model_table(readings).splitlines()
+    assert every[0] == "| model | real-photos | phone-white | phone-black | webcam-handheld |"
+    assert [line.split(" | ")[0] for line in every[2:]] == ["| base", "| without-phone-black"]
+
+
+def test_a_reading_without_kinds_or_not_json_is_refused_by_name(tmp_path: Path,
+                                                                 capsys) -> None:
+    eval_dir = tmp_path / "eval"
+    eval_dir.mkdir()
+    (eval_dir / "all-real-decks-dev.json").write_text(json.dumps(_scores(226, 1, 1, 1)))
+    with pytest.raises(ValueError, match=r"all-real-decks-dev\.json: no group 'phone-white'"):
+        lodo.load_readings(eval_dir)
+    assert lodo.main(["table", str(tmp_path)]) == 2
+    assert "read it with --by kind" in capsys.readouterr().err
+    (eval_dir / "all-real-decks-dev.json").write_text("{not json")
+    assert lodo.main(["table", str(tmp_path)]) == 2
+    assert "all-real-decks-dev.json: not JSON" in capsys.readouterr().err
+
+
+def test_a_folder_with_no_readings_says_what_to_run(tmp_path: Path, capsys) -> None:
+    assert lodo.main(["table", str(tmp_path)]) == 2
+    assert "run bash tools/lodo.sh" in capsys.readouterr().err
+    (tmp_path / "eval").mkdir()
+    assert lodo.main(["table", str(tmp_path)]) == 2
+    assert "holds no readings" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_script_skips_what_is_done_and_stops_at_a_failed_step(tmp_path: Path) -> None:
+    # PYTHON=false: every step fails, so only the order and the marks are seen.
+    run = tmp_path / "run"
+    (run / "data").mkdir(parents=True)
+    (run / "data" / "crops-train.npz.done").touch()
+    done = subprocess.run([shutil.which("bash"), str(ROOT / "tools" / "lodo.sh"), str(run)],
+                          cwd=ROOT, env={"PATH": "/usr/bin:/bin", "PYTHON": "false"},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"have {run}/data/crops-train.npz"
+    assert lines[-1] == f"FAILED {run}/data/crops-val.npz"
+    assert not (run / "data" / "crops-val.npz.done").exists()
