@@ -7,7 +7,8 @@
 # real-decks-dev as photo mode's only classifier (the second network off: it saw every
 # deck), on the shipped detectors, told each photo's card count; the shipped reader reads
 # them too. Then: python -m vision.training.lodo table DIR.
-#   bash tools/lodo.sh [DIR]          (default runs/lodo; about 100 minutes on 2 cores)
+#   bash tools/lodo.sh [DIR]   (default runs/lodo; session 57 on 2 cores: 1 h 43 min drawing
+#   and training, 17 min reading)
 # A step whose output is marked done is skipped, so a stopped run goes on where it was.
 # BASE_EPOCHS and EPOCHS change the epochs (session 8: 24 and 8; session 57: 16 and 6).
 set -u
