@@ -9,7 +9,8 @@
 # them too. Then: python -m vision.training.lodo table DIR.
 #   bash tools/lodo.sh [DIR]   (default runs/lodo; session 57 on 2 cores: 1 h 43 min drawing
 #   and training, 17 min reading)
-# A step whose output is marked done is skipped, so a stopped run goes on where it was.
+# A step whose output is marked done is skipped, so a stopped run starts again at the step
+# it stopped in (a training stopped part way trains again from its start).
 # BASE_EPOCHS and EPOCHS change the epochs (session 8: 24 and 8; session 57: 16 and 6).
 set -u
 export YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false YOLO_CONFIG_DIR=$PWD/.yolo PYTHONUNBUFFERED=1

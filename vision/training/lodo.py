@@ -73,15 +73,18 @@ def load_readings(eval_dir: Path) -> dict[str, dict[str, Reading]]:
     """``eval_dir/MODEL-SET.json`` -> model -> deck -> its reading, for the models and decks
     whose files are there (a run not finished is left out, not guessed)."""
     readings: dict[str, dict[str, Reading]] = {}
+    parsed: dict[Path, dict] = {}  # real-decks-dev's file serves three decks: read it once
     for model in MODELS:
         for deck, (data, group) in DECKS.items():
             path = eval_dir / f"{model}-{data}.json"
             if not path.is_file() or not path.stat().st_size:
                 continue
-            try:
-                result = json.loads(path.read_text())
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{path}: not JSON ({error})") from None
+            if path not in parsed:
+                try:
+                    parsed[path] = json.loads(path.read_text())
+                except json.JSONDecodeError as error:
+                    raise ValueError(f"{path}: not JSON ({error})") from None
+            result = parsed[path]
             if group is not None:
                 groups = result.get("groups", {})
                 if group not in groups:
