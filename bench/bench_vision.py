@@ -1,7 +1,7 @@
 """Benchmark: the whole photo -> cards path on this CPU, in photo or live mode.
 
     python bench/bench_vision.py [--photos DIR] [--mode photo|live] [--repeat 3]
-        [--size 640 [--height 480]] [--expect 13|0|labelled]
+        [--size 640 [--height 480]] [--expect 13|0|labelled] [--json]
 
 Times ``read_photo`` for each photo: decoding the file (JPEG draft, EXIF, shrink), the
 detector's passes, the classifier, merging corners and grouping rows, after one warm-up,
@@ -29,6 +29,7 @@ and ``--live-early-sure`` time candidate files and settings in place of
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import tempfile
@@ -58,6 +59,8 @@ def main() -> int:
     parser.add_argument("--height", type=int, default=0,
                         help="height they are re-saved at (default: their own shape)")
     parser.add_argument("--mode", choices=MODES, default="photo")
+    parser.add_argument("--json", action="store_true",
+                        help="print one JSON object (vision.training.targets reads it)")
     parser.add_argument("--expect", default="13",
                         help="cards a photo holds (0: any; labelled: as its labels name)")
     parser.add_argument("--live-weights", type=Path, default=None,
@@ -96,7 +99,7 @@ def main() -> int:
         except OSError as error:
             print(f"--expect labelled: {error}", file=sys.stderr)
             return 2
-        return time_photos(photos, args.repeat, args.mode, counts, info)
+        return time_photos(photos, args.repeat, args.mode, counts, info, args.json)
     if not args.expect.isdigit():
         print(f"--expect {args.expect}: give a number of cards, 0 or labelled", file=sys.stderr)
         return 2
@@ -105,7 +108,7 @@ def main() -> int:
             photos = [resave(photo, Path(scratch) / f"{i}.jpg", args.size, args.height)
                       for i, photo in enumerate(photos)]
         return time_photos(photos, args.repeat, args.mode,
-                           [int(args.expect) or None] * len(photos), info)
+                           [int(args.expect) or None] * len(photos), info, args.json)
 
 
 def labelled_cards(photo: Path) -> int:
@@ -127,7 +130,8 @@ def resave(photo: Path, out: Path, width: int, height: int = 0) -> Path:
 
 
 def time_photos(photos: list[Path], repeat: int, mode: str,
-                expects: list[int | None], info: ModelInfo | None = None) -> int:
+                expects: list[int | None], info: ModelInfo | None = None,
+                as_json: bool = False) -> int:
     detector = CardDetector(info)
     detector.warm_up()
     read_photo(photos[0], detector, expect=expects[0], mode=mode)  # type: ignore[arg-type]
@@ -139,13 +143,20 @@ def time_photos(photos: list[Path], repeat: int, mode: str,
             times.append(1000 * (time.perf_counter() - start))
             sizes.add(f"{reading.size[0]}x{reading.size[1]}")
     times.sort()
+    weights = detector.info.live_weights if mode == "live" else None
+    result = {"mode": mode, "weights": (weights or detector.info.weights).name,
+              "decoded_px": sorted(sizes), "photos": len(photos), "runs": len(times),
+              "median_ms": round(statistics.median(times), 1),
+              "p90_ms": round(times[int(0.9 * (len(times) - 1))], 1),
+              "host": host_line().removeprefix("host: ")}
+    if as_json:
+        print(json.dumps(result))
+        return 0
     print(host_line())
     print("| mode | weights | decoded px | photos | runs | median ms | p90 ms |")
     print("|---|---|---|---|---|---|---|")
-    weights = detector.info.live_weights if mode == "live" else None
-    print(f"| {mode} | {(weights or detector.info.weights).name} | {', '.join(sorted(sizes))} "
-          f"| {len(photos)} | {len(times)} "
-          f"| {statistics.median(times):.1f} | {times[int(0.9 * (len(times) - 1))]:.1f} |")
+    print(f"| {mode} | {result['weights']} | {', '.join(result['decoded_px'])} "
+          f"| {len(photos)} | {len(times)} | {result['median_ms']:.1f} | {result['p90_ms']:.1f} |")
     return 0
 
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
+from engine.cards import CARD_NAMES
 from vision.training.evaluate import (
     FATES,
     WRONG_FATES,
@@ -69,3 +72,67 @@ def test_group_of_reads_the_manifest(tmp_path: Path) -> None:
     assert group_of(tmp_path, "camera") == {"images/val/a.jpg": "motion",
                                             "images/val/b.jpg": "sharp"}
     assert group_of(tmp_path / "missing", "deck") == {}
+
+
+def test_a_rows_cell_is_three_rows_of_thirteen_distinct_cards() -> None:
+    from vision.training.labels import parse_hand_rows
+
+    cell = "front 6d 7c Qh; middle Kh Th Ad 9c 2c; back 4d 6c 8h 9s Ts"
+    assert parse_hand_rows(cell) == {"front": {"6d", "7c", "Qh"},
+                                     "middle": {"Kh", "Th", "Ad", "9c", "2c"},
+                                     "back": {"4d", "6c", "8h", "9s", "Ts"}}
+    assert parse_hand_rows("") is None
+    for bad, says in (("front 6d 7c; middle Kh Th Ad 9c 2c; back 4d 6c 8h 9s Ts", "2 cards"),
+                      ("front 6d 7c Qh; middle Kh Th Ad 9c 2c; side 4d 6c 8h 9s Ts", "'side'"),
+                      ("front 6d 7c Qh; middle Kh Th Ad 9c 2c", "three rows"),
+                      ("front 6d 7c Qh; middle Kh Th Ad 9c 2c; back 4d 6c 8h 9s 6d",
+                       "three rows of 13 distinct")):
+        with pytest.raises(ValueError, match=says):
+            parse_hand_rows(bad, "x.jpg")
+
+
+def test_rows_count_only_where_every_card_shows_and_grouping_is_told_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """evaluate's rows: a scene read with its cards and rows right, one with its cards right
+    and two rows swapped, one with a card hidden (not counted), one not in rows."""
+    from types import SimpleNamespace
+
+    from vision.reading import CardReading, Rows
+    from vision.training import evaluate as evaluation
+
+    front, middle, back = ["6d", "7c", "Qh"], ["Kh", "Th", "Ad", "9c", "2c"], \
+        ["4d", "6c", "8h", "9s", "Ts"]
+    cell = f"front {' '.join(front)}; middle {' '.join(middle)}; back {' '.join(back)}"
+    shown = {"right": front + middle + back, "swapped": front + middle + back,
+             "hidden": front + middle + back[:4], "spread": front + middle + back}
+    (tmp_path / "data.yaml").write_text("names:\n" + "".join(
+        f"  {i}: '{name}'\n" for i, name in enumerate(CARD_NAMES)))
+    for split in ("images", "labels"):
+        (tmp_path / split / "val").mkdir(parents=True)
+    with (tmp_path / "manifest.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["image", "layout", "rows"])
+        for name, cards in shown.items():
+            (tmp_path / "images" / "val" / f"{name}.jpg").write_bytes(b"")
+            (tmp_path / "labels" / "val" / f"{name}.txt").write_text("".join(
+                f"{CARD_NAMES.index(card)} 0.5 0.5 0.01 0.01\n" for card in cards))
+            writer.writerow([f"images/val/{name}.jpg", "spread" if name == "spread" else "rows",
+                             "" if name == "spread" else cell])
+
+    def cards_of(names: list[str]) -> list[CardReading]:
+        return [CardReading(card, 0.99, (0.0, 0.0, 1.0, 1.0), 2, ()) for card in names]
+
+    def read(path: object, *_: object, **__: object) -> SimpleNamespace:
+        name = Path(str(path)).stem
+        rows = Rows(cards_of(front), cards_of(back), cards_of(middle)) if name == "swapped" \
+            else Rows(cards_of(front), cards_of(middle), cards_of(back))
+        return SimpleNamespace(card_names=shown[name], rows=rows)
+
+    monkeypatch.setattr(evaluation, "read_photo", read)
+    scores = evaluation.evaluate(tmp_path, detector=None, by="layout")
+    assert (scores.photos, scores.exact) == (4, 4)
+    assert (scores.rows_scenes, scores.rows_right, scores.rows_cards_right) == (2, 1, 2)
+    assert scores.to_dict()["rows_right"] == 0.5
+    assert scores.groups["rows"].rows_scenes == 2
+    assert "rows_scenes" not in scores.groups["spread"].to_dict()
+    assert evaluation.rows_right({"front": frozenset(front)}, None) is False

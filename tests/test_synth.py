@@ -345,3 +345,33 @@ def test_reprinted_decks_are_written_as_training_decks_with_their_drawn_boxes(
     assert set(written) <= set(available_decks("train", tmp_path))
     deck = load_deck(written[0], tmp_path)
     assert set(deck.corners) == set(CARD_NAMES) and set(deck.hulls) == set(CARD_NAMES)
+
+
+def test_a_set_hand_rows_are_the_rows_it_was_laid_in() -> None:
+    from vision.training.synth.scene import layout_rows, rows_of
+
+    cards = list(CARD_NAMES[:13])
+    for seed in range(40):  # every turn of the layout (0, 90, 180, 270 degrees, +-15)
+        rows = rows_of(layout_rows(np.random.default_rng(seed), 1.4), cards)
+        # layout_rows places the front row's 3 cards first, or the back row's 5 first
+        # when the rows are drawn the other way up (which row lies on top).
+        laid = ({"front": set(cards[:3]), "middle": set(cards[3:8]), "back": set(cards[8:])},
+                {"back": set(cards[:5]), "middle": set(cards[5:10]), "front": set(cards[10:])})
+        assert {row: set(held) for row, held in rows.items()} in laid, seed
+
+
+def test_a_rows_scene_carries_its_rows_into_the_manifest(tmp_path: Path, cache: Path) -> None:
+    from vision.training.labels import manifest_hand_rows
+
+    deck = load_deck(PROCEDURAL, cache)
+    assert render_scene(np.random.default_rng(5), deck, size=320, layout="spread").rows is None
+    generate(tmp_path, count=3, seed=4, size=256, val_fraction=1 / 3, decks=[PROCEDURAL],
+             val_decks=[PROCEDURAL], layouts=["rows"], workers=1, progress=False,
+             cache_dir=cache)
+    rows = manifest_hand_rows(tmp_path)
+    assert len(rows) == 3
+    manifest = (tmp_path / "manifest.csv").read_text().splitlines()
+    for line in manifest[1:]:
+        image, placed = line.split(",")[0], set(line.split(",")[6].split())
+        assert set().union(*rows[image].values()) == placed
+        assert [len(rows[image][row]) for row in ("front", "middle", "back")] == [3, 5, 5]

@@ -8,6 +8,9 @@
 #   eval-jumbo   100 13-card scenes at 1280x960 of the jumbo-index probe decks (session 44)
 #   eval-640x480 eval-1280's scenes shrunk to a camera frame's 640x480, labels as they are:
 #                live mode against photo mode on the same hands (session 48)
+#   eval-rows    100 set hands (rows of 3, 5 and 5) at 1280x960 } issue 13's "rows right":
+#   eval-rows-4032 50 set hands at 4032x3024                   } their rows in the manifest
+#                (session 58; eval-1280 and eval-4032 hold 28 and 14 such hands)
 # bash tools/eval_sets.sh [SET ...] (default all), after `make install-train` and
 # `python -m vision.training.synth.decks fetch`; about 10 minutes on 2 cores. A scene
 # depends only on its seed, its number and the held-out decks, so the sets come out the
@@ -23,9 +26,12 @@ declare -A recipe=(
   [eval-1280]="--count 100 --seed 131 --imgsz 1280 --height 960 $HAND"
   [eval-4032]="--count 50 --seed 133 --imgsz 4032 --height 3024 $HAND"
   [eval-table]="--count 40 --seed 132 --imgsz 4032 --height 3024 --layouts table"
+  [eval-rows]="--count 100 --seed 135 --imgsz 1280 --height 960 --layouts rows"
+  [eval-rows-4032]="--count 50 --seed 136 --imgsz 4032 --height 3024 --layouts rows"
   [eval-jumbo]="--count 100 --seed 144 --imgsz 1280 --height 960 $HAND --val-decks $JUMBO"
   [eval-640x480]="shrunk from eval-1280")
-[ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table eval-jumbo eval-640x480
+[ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table eval-jumbo eval-640x480 \
+  eval-rows eval-rows-4032
 for name in "$@"; do
   [ -n "${recipe[$name]+set}" ] || { echo "unknown set $name: known ${!recipe[*]}"; exit 2; }
 done

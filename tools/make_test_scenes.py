@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 
@@ -28,15 +27,6 @@ from vision.training.synth.decks import available_decks, load_deck  # noqa: E402
 OUT = ROOT / "tests" / "data" / "scenes"
 
 
-def rows_of(poses: list[tuple[float, float, float]], cards: list[str]) -> dict[str, list[str]]:
-    """Front, middle and back from the layout's poses: undo the layout's common turn, then
-    the front row lies nearest, the back row farthest (see synth.layout_rows)."""
-    turn = math.radians(float(np.mean([a for _, _, a in poses])))
-    depth = [x * -math.sin(turn) + y * math.cos(turn) for x, y, _ in poses]
-    order = [cards[i] for i in np.argsort(depth)]
-    return {"front": order[:3], "middle": order[3:8], "back": order[8:]}
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seed", type=int, default=7)
@@ -45,21 +35,11 @@ def main() -> int:
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     decks = [load_deck(name) for name in available_decks("val")]
-    captured: list[list[tuple[float, float, float]]] = []
-    original_rows = synth.LAYOUTS["rows"]
-
-    def recording_rows(r: np.random.Generator, aspect: float) -> list[tuple[float, float, float]]:
-        poses = original_rows(r, aspect)
-        captured.append(poses)
-        return poses
-
-    synth.LAYOUTS["rows"] = recording_rows
     OUT.mkdir(parents=True, exist_ok=True)
     made = 0
     while made < args.count:
         layout = "rows" if made % 2 == 0 else "spread"
         deck = decks[made % len(decks)]
-        captured.clear()
         scene = synth.render_scene(rng, deck, size=args.size, layout=layout,
                                    backgrounds=tuple(BACKGROUNDS))
         seen = {CARD_NAMES[c] for c, *_ in scene.labels}
@@ -70,8 +50,8 @@ def main() -> int:
         meta: dict[str, object] = {"cards": sorted(scene.cards, key=CARD_NAMES.index),
                                    "layout": layout, "deck": deck.name,
                                    "background": scene.background}
-        if layout == "rows":
-            meta["rows"] = rows_of(captured[0], scene.cards)
+        if scene.rows is not None:
+            meta["rows"] = scene.rows
         stem.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
         print(stem.with_suffix(".jpg").relative_to(ROOT), layout, deck.name)
         made += 1

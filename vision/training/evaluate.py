@@ -10,7 +10,12 @@ it reads, so the figures are per card and per photo, not per box:
 
 - card precision: cards read that are in the photo / cards read;
 - card recall: cards in the photo that were read / cards in the photo;
-- photos exactly right: the set read equals the set in the photo.
+- photos exactly right: the set read equals the set in the photo;
+- rows right (rendered scenes laid out as a set hand, their rows in the manifest): the
+  reading's front, middle and back rows hold exactly the cards laid in them. Only the
+  scenes whose 13 cards all show a corner count (``rows_scenes``); a scene with a card
+  hidden cannot be set right by anyone. ``rows_cards_right``: how many of those read their
+  13 cards exactly right, so the rows lost by grouping alone are the difference.
 
 The truth is the labels as corrected by ``datasets/errata.toml`` (labels of the shared
 sets found wrong by eye, ``vision.training.errata``); ``--raw-labels`` measures against
@@ -42,14 +47,17 @@ import numpy as np
 from vision.detector import MODES
 from vision.photo import PhotoError
 from vision.pipeline import read_photo
+from vision.reading import Rows
 
 from .errata import Errata, shipped_errata
 from .labels import (
     MATCH_IOU,
+    HandRows,
     box_iou,
     class_names,
     labelled_boxes,
     manifest_column,
+    manifest_hand_rows,
     manifest_rows,
     select_images,
     truth,
@@ -71,6 +79,9 @@ class Scores:
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
     wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
     corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
+    rows_scenes: int = 0  # scenes laid out in rows, every card showing a corner
+    rows_right: int = 0  # of those, read with each row holding its cards
+    rows_cards_right: int = 0  # of those, read with the 13 cards exactly right
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
@@ -82,6 +93,11 @@ class Scores:
         if found != expected:
             self.misses.append({"image": name, "missed": sorted(expected - found),
                                 "wrong": sorted(found - expected)})
+
+    def add_rows(self, rows_right: bool, cards_right: bool) -> None:
+        self.rows_scenes += 1
+        self.rows_right += rows_right
+        self.rows_cards_right += cards_right
 
     @property
     def precision(self) -> float:
@@ -103,6 +119,10 @@ class Scores:
             "photos_exactly_right": round(self.exact_rate, 4),
             "median_ms_per_photo": round(1000 * statistics.median(self.seconds), 1)
             if self.seconds else None,
+            **({"rows_scenes": self.rows_scenes,
+                "rows_right": round(self.rows_right / self.rows_scenes, 4),
+                "rows_cards_right": round(self.rows_cards_right / self.rows_scenes, 4)}
+               if self.rows_scenes else {}),
         }
 
 
@@ -207,6 +227,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     names = class_names(data)
     scores = Scores()
     group = group_of(data, by) if by else {}
+    hand_rows = manifest_hand_rows(data)
     for image_path in photos_to_read(data, split, layouts, shots)[:limit]:
         expected = truth(image_path, names, errata)
         scores.corrected += errata.for_image(image_path) is not None
@@ -220,6 +241,11 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         seconds = time.perf_counter() - start
         found = set(reading.card_names)
         scores.add(image_path.name, found, expected, seconds)
+        rows = hand_rows.get(image_path.relative_to(data).as_posix())
+        rows_read = None if rows is None or frozenset().union(*rows.values()) != expected \
+            else rows_right(rows, reading.rows)
+        if rows_read is not None:
+            scores.add_rows(rows_read, found == expected)
         if fates:
             width, height = reading.size
             labels = labelled_boxes(image_path, width, height, names, errata)
@@ -236,9 +262,19 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \
                 or group.get(image_path.name) or "(none)"
-            scores.groups.setdefault(key, Scores()).add(image_path.name, found, expected,
-                                                        seconds)
+            part = scores.groups.setdefault(key, Scores())
+            part.add(image_path.name, found, expected, seconds)
+            if rows_read is not None:
+                part.add_rows(rows_read, found == expected)
     return scores
+
+
+def rows_right(truth_rows: HandRows, read: Rows | None) -> bool:
+    """Whether ``read`` (the reader's rows, None when it found none) holds each of
+    ``truth_rows``' rows' cards in that row."""
+    if read is None:
+        return False
+    return {row: frozenset(cards) for row, cards in read.to_dict().items()} == truth_rows
 
 
 def _expected_count(text: str) -> int | str | None:
@@ -398,8 +434,10 @@ def main(argv: list[str] | None = None) -> int:
         for fate, count in result.get("wrong_fates", {}).items():  # type: ignore[union-attr]
             print(f"  read but not there, {fate}: {count}")
         for key, part in sorted(scores.groups.items()):
+            rows = f", rows right {part.rows_right / part.rows_scenes:.4f} of " \
+                f"{part.rows_scenes}" if part.rows_scenes else ""
             print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
-                  f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}")
+                  f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}{rows}")
         for miss in scores.misses[: args.misses]:
             print(f"  {miss['image']}: missed {miss['missed']} wrong {miss['wrong']}")
     return 0

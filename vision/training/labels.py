@@ -113,6 +113,47 @@ def manifest_column(data: Path, column: str) -> dict[str, str]:
     return {row["image"]: row.get(column, "") for row in manifest_rows(data)}
 
 
+HAND_ROWS = ("front", "middle", "back")
+HAND_ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
+HandRows = dict[str, frozenset[str]]
+
+
+def parse_hand_rows(cell: str, where: str = "rows") -> HandRows | None:
+    """A manifest's ``rows`` cell ("front 6d 7c Qh; middle ...; back ...", as
+    ``vision.training.synth.rows_cell`` writes it) -> each row's cards; None for an empty
+    cell (a scene not laid out in rows). A cell that is not three rows of 3, 5 and 5
+    distinct cards raises ValueError naming ``where``."""
+    if not cell.strip():
+        return None
+    rows: HandRows = {}
+    for part in cell.split(";"):
+        row, *cards = part.split()
+        if row not in HAND_ROW_SIZES or row in rows:
+            raise ValueError(f"{where}: {row!r} is not a row, or is named twice "
+                             f"(rows are {', '.join(HAND_ROWS)})")
+        if len(cards) != HAND_ROW_SIZES[row] or len(set(cards)) != len(cards):
+            raise ValueError(f"{where}: the {row} row holds {len(cards)} cards "
+                             f"({' '.join(cards)}), not {HAND_ROW_SIZES[row]} distinct ones")
+        rows[row] = frozenset(cards)
+    if set(rows) != set(HAND_ROWS) or len(frozenset().union(*rows.values())) != 13:
+        raise ValueError(f"{where}: a set hand is three rows of 13 distinct cards, "
+                         f"got {cell!r}")
+    return rows
+
+
+def manifest_hand_rows(data: Path) -> dict[str, HandRows]:
+    """Image path (relative to DATA) -> its set hand's rows, for the rendered scenes laid
+    out in rows (``manifest.csv``'s ``rows`` column; none in a manifest written before
+    session 58, or in a set that is not rendered)."""
+    found = {}
+    for row in manifest_rows(data):
+        rows = parse_hand_rows(row.get("rows") or "", f"{data / 'manifest.csv'}: "
+                               f"{row['image']}")
+        if rows is not None:
+            found[row["image"]] = rows
+    return found
+
+
 def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
                   ) -> list[Path]:
     """The photos of ``split``, only those of ``layouts`` when given (rendered sets)."""

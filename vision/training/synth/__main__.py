@@ -7,7 +7,8 @@
 The output holds ``images/{train,val}/*.jpg``, ``labels/{train,val}/*.txt``, ``data.yaml``
 (class names in ``engine.cards.CARD_NAMES`` order) and ``manifest.csv`` (every scene's
 deck, layout, background, the cards placed, hidden ones included, the card's size in
-pixels and what the camera did: blur, motion, resolution lost, noise, JPEG quality).
+pixels and what the camera did: blur, motion, resolution lost, noise, JPEG quality, and a
+set hand's rows for the scenes laid out in rows: ``rows_cell``).
 Scene ``i`` of a split depends only on (seed, split, i), so the same command writes the
 same bytes, and a larger ``--count`` extends a smaller one. Validation scenes use held-out
 decks and backgrounds.
@@ -53,6 +54,15 @@ Job = tuple[str, int, int, int, tuple[str, ...], tuple[str, ...], tuple[str, ...
             int, int, int]
 
 
+def rows_cell(rows: dict[str, list[str]] | None) -> str:
+    """A set hand's rows as the manifest's ``rows`` column holds them ("front 6d 7c Qh;
+    middle ...; back ..."; empty for a scene not laid out in rows), read back by
+    ``vision.training.labels.manifest_hand_rows``."""
+    if rows is None:
+        return ""
+    return "; ".join(f"{row} {' '.join(cards)}" for row, cards in rows.items())
+
+
 def _render_one(job: Job) -> list[list[str]]:
     """Render and write scene ``i`` of a split (or its tiles); return its manifest rows."""
     split, i, seed, size, decks, layouts, backgrounds, out, cache_dir, tile, tiles, height = job
@@ -69,7 +79,7 @@ def _render_one(job: Job) -> list[list[str]]:
         (root / "labels" / split / f"{stem}.txt").write_text(yolo_lines(scene))
         return [[f"images/{split}/{stem}.jpg", split, scene.deck, scene.layout,
                  scene.background, str(len(scene.labels)), " ".join(scene.cards), *camera,
-                 str(scene.jpeg_quality), ""]]
+                 str(scene.jpeg_quality), "", rows_cell(scene.rows)]]
     rows = []
     for k, (image, labels, height) in enumerate(cut_tiles(rng, scene, tiles, tile)):
         part = Scene(image, labels, scene.cards, scene.layout, scene.deck, scene.background,
@@ -79,7 +89,7 @@ def _render_one(job: Job) -> list[list[str]]:
         (root / "labels" / split / f"{name}.txt").write_text(yolo_lines(part))
         rows.append([f"images/{split}/{name}.jpg", split, scene.deck, scene.layout,
                      scene.background, str(len(labels)), " ".join(scene.cards), *camera,
-                     str(scene.jpeg_quality), f"{height:.1f}"])
+                     str(scene.jpeg_quality), f"{height:.1f}", ""])
     return rows
 
 
@@ -141,7 +151,7 @@ def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: fl
     with open(out / "manifest.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["image", "split", "deck", "layout", "background", "boxes", "cards",
-                         *CAMERA_COLUMNS, "jpeg_quality", "index_px"])
+                         *CAMERA_COLUMNS, "jpeg_quality", "index_px", "rows"])
         writer.writerows(rows)
     return write_data_yaml(out)
 

@@ -46,6 +46,9 @@ class Scene:
     background: str
     jpeg_quality: int
     info: dict[str, float] = field(default_factory=dict)
+    # A "rows" layout's set hand, front (3 cards) / middle / back (5 each), each row as
+    # ``rows_of`` finds it; None for the other layouts.
+    rows: dict[str, list[str]] | None = None
 
 
 # ------------------------------------------------------------------------------- layouts
@@ -85,6 +88,16 @@ def layout_rows(rng: Rng, aspect: float) -> list[Pose]:
     poses = [pose for row in rows for pose in row]
     turn = float(rng.choice([0, 90, 180, 270])) + rng.uniform(-15, 15)
     return _rotate(poses, turn)
+
+
+def rows_of(poses: Sequence[Pose], cards: Sequence[str]) -> dict[str, list[str]]:
+    """Front, middle and back of ``layout_rows``' poses (``cards[i]`` at ``poses[i]``):
+    undo the layout's common turn (the mean of the cards' turns), then the front row lies
+    nearest, the back row farthest. Each row's cards in the order placed."""
+    turn = np.radians(float(np.mean([a for _, _, a in poses])))
+    depth = [-x * np.sin(turn) + y * np.cos(turn) for x, y, _ in poses]
+    order = [cards[i] for i in np.argsort(depth, kind="stable")]
+    return {"front": order[:3], "middle": order[3:8], "back": order[8:]}
 
 
 def layout_fan(rng: Rng, aspect: float) -> list[Pose]:
@@ -423,8 +436,9 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     quality = int(rng.integers(35, 96))
     if frame < size:
         image, labels = _cut_rows(image, labels, (size - frame) // 2, frame)
+    rows = rows_of(poses, cards) if layout == "rows" and placed_cards is None else None
     return Scene(image, labels, cards, layout, deck.name, kind, quality,
-                 {"card_px": card_px, **camera})
+                 {"card_px": card_px, **camera}, rows)
 
 
 def shown_labels(canvas: np.ndarray, labels: list[Label]) -> list[Label]:
