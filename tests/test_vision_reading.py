@@ -316,3 +316,40 @@ def test_rows_are_the_ones_each_direction_tried_in_turn_finds(seed: int) -> None
     assert (rows is None) == (expected is None)
     if rows is not None:
         assert [{c.card for c in row} for row in (rows.front, rows.middle, rows.back)] == expected
+
+
+@pytest.mark.parametrize("angle", [0, 37, 90, 200])
+def test_overlapping_rows_line_up_by_the_corners_of_the_cards_seen_whole(angle: float
+                                                                         ) -> None:
+    """Rows laid overlapping (pitch 100, cards 140 tall): most cards show their upper
+    index only, 60 above their centre, the next row covering the rest; the last card of
+    each row shows both. At the centres those cards fall between the rows' indices, and no
+    rows are found; standing at its upper corner each lines up with its row."""
+    from vision.reading import CardReading
+
+    turn = math.radians(angle)
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (500 + x * math.cos(turn) - y * math.sin(turn),
+                500 + x * math.sin(turn) + y * math.cos(turn))
+
+    def box(x: float, y: float) -> tuple[float, float, float, float]:
+        return (x - 8, y - 12, x + 8, y + 12)
+
+    cards, rows = [], []
+    for row, size in enumerate((3, 5, 5)):
+        rows.append(set(NAMES[len(cards):len(cards) + size]))
+        for k in range(size):
+            x, y = 60.0 * k, 100.0 * row
+            name = NAMES[len(cards)]
+            if k < size - 1:  # the upper index alone
+                cards.append(CardReading(name, 0.99, box(*at(x - 40, y - 60)), 1))
+            else:  # both indices: the card's box spans them
+                upper, lower = at(x - 40, y - 60), at(x + 40, y + 60)
+                whole = (min(upper[0], lower[0]) - 8, min(upper[1], lower[1]) - 12,
+                         max(upper[0], lower[0]) + 8, max(upper[1], lower[1]) + 12)
+                cards.append(CardReading(name, 0.99, whole, 2, (upper, lower)))
+    assert _rows_by_each_direction(cards) is None  # at the centres: no rows
+    found = group_rows(cards)
+    assert found is not None
+    assert [{c.card for c in row} for row in (found.front, found.middle, found.back)] == rows
