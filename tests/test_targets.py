@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -117,7 +118,10 @@ def test_each_target_reads_its_figure_and_says_met_not_met_or_not_read(tmp_path:
     text = targets.table(list(found.values()), readings)
     assert "| 13 | a photo's time | `speed` | 48.5 | <= 250 | **met** |" in text
     assert "2 of 4 targets read are met (1 not read)." in text
-    assert "- `speed`: `python bench/bench_vision.py --json`" in text
+    # Each reading says when it was made: a table read from old files says so.
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime((out / "speed.json").stat().st_mtime))
+    assert f"- `speed`: `python bench/bench_vision.py --json` (read {when})" in text
+    assert "- `lodo-black`: `{lodo}/eval/without-phone-black-real-decks-dev.json` (read" in text
 
 
 @pytest.mark.parametrize(("change", "says"), [

@@ -151,6 +151,7 @@ class Standing:
     target: Target
     value: float | None
     why_not: str = ""  # when value is None: why it was not read
+    read_at: str = ""  # when its reading was written (the file's time), if it was
 
     def verdict(self) -> str:
         if self.value is None:
@@ -169,6 +170,7 @@ def standings(readings: Mapping[str, Reading], targets: Sequence[Target], out: P
               lodo: Path | None = None) -> list[Standing]:
     """Each target with its figure from the readings in ``out`` (and ``lodo``)."""
     results: dict[str, dict[str, object] | str] = {}
+    written: dict[str, str] = {}
     for name, reading in readings.items():
         path = _source(reading, out, lodo)
         if path is None:
@@ -178,6 +180,7 @@ def standings(readings: Mapping[str, Reading], targets: Sequence[Target], out: P
                 else f"run `python -m vision.training.targets run {out} --only {name}`"
         else:
             results[name] = load_result(path)
+            written[name] = time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
     found = []
     for target in targets:
         result = results[target.reading]
@@ -186,12 +189,13 @@ def standings(readings: Mapping[str, Reading], targets: Sequence[Target], out: P
             continue
         value = figure_of(result, target.figure)
         found.append(Standing(target, value, "" if value is not None else
-                              f"{target.reading} holds no {target.figure}"))
+                              f"{target.reading} holds no {target.figure}",
+                              written[target.reading]))
     return found
 
 
 def table(found: Sequence[Standing], readings: Mapping[str, Reading]) -> str:
-    lines = ["| issue | target | reading | today | bound | verdict |",
+    lines = ["| issue | target | reading | figure | bound | verdict |",
              "| --- | --- | --- | --- | --- | --- |"]
     for standing in found:
         target = standing.target
@@ -201,8 +205,9 @@ def table(found: Sequence[Standing], readings: Mapping[str, Reading]) -> str:
     read = sum(s.value is not None for s in found)
     lines += ["", f"{met} of {read} targets read are met ({len(found) - read} not read).", "",
               "Readings:", ""]
-    used = dict.fromkeys(s.target.reading for s in found)
-    lines += [f"- `{name}`: `{readings[name].command_line()}`" for name in used]
+    used = {s.target.reading: s.read_at for s in found}
+    lines += [f"- `{name}`: `{readings[name].command_line()}`"
+              + (f" (read {when})" if when else "") for name, when in used.items()]
     return "\n".join(lines)
 
 
