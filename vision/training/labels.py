@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from vision.table import ROW_SIZES  # a set hand's rows and their sizes, as a seat holds them
+
 from .errata import Errata, shipped_errata
 
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".bmp"}
@@ -113,8 +115,6 @@ def manifest_column(data: Path, column: str) -> dict[str, str]:
     return {row["image"]: row.get(column, "") for row in manifest_rows(data)}
 
 
-HAND_ROWS = ("front", "middle", "back")
-HAND_ROW_SIZES = {"front": 3, "middle": 5, "back": 5}
 HandRows = dict[str, frozenset[str]]
 
 
@@ -128,14 +128,14 @@ def parse_hand_rows(cell: str, where: str = "rows") -> HandRows | None:
     rows: HandRows = {}
     for part in cell.split(";"):
         row, *cards = part.split()
-        if row not in HAND_ROW_SIZES or row in rows:
+        if row not in ROW_SIZES or row in rows:
             raise ValueError(f"{where}: {row!r} is not a row, or is named twice "
-                             f"(rows are {', '.join(HAND_ROWS)})")
-        if len(cards) != HAND_ROW_SIZES[row] or len(set(cards)) != len(cards):
+                             f"(rows are {', '.join(ROW_SIZES)})")
+        if len(cards) != ROW_SIZES[row] or len(set(cards)) != len(cards):
             raise ValueError(f"{where}: the {row} row holds {len(cards)} cards "
-                             f"({' '.join(cards)}), not {HAND_ROW_SIZES[row]} distinct ones")
+                             f"({' '.join(cards)}), not {ROW_SIZES[row]} distinct ones")
         rows[row] = frozenset(cards)
-    if set(rows) != set(HAND_ROWS) or len(frozenset().union(*rows.values())) != 13:
+    if set(rows) != set(ROW_SIZES) or len(frozenset().union(*rows.values())) != 13:
         raise ValueError(f"{where}: a set hand is three rows of 13 distinct cards, "
                          f"got {cell!r}")
     return rows

@@ -93,7 +93,7 @@ def layout_rows(rng: Rng, aspect: float) -> list[Pose]:
 def rows_of(poses: Sequence[Pose], cards: Sequence[str]) -> dict[str, list[str]]:
     """Front, middle and back of ``layout_rows``' poses (``cards[i]`` at ``poses[i]``):
     undo the layout's common turn (the mean of the cards' turns), then the front row lies
-    nearest, the back row farthest. Each row's cards in the order placed."""
+    nearest, the back row farthest. Each row's cards nearest first."""
     turn = np.radians(float(np.mean([a for _, _, a in poses])))
     depth = [-x * np.sin(turn) + y * np.cos(turn) for x, y, _ in poses]
     order = [cards[i] for i in np.argsort(depth, kind="stable")]
