@@ -5,16 +5,22 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engine.cards import CARD_NAMES
+from vision.detections import Detections
+from vision.detector import default_model
 from vision.training.evaluate import (
     FATES,
+    GATE_FATES,
     WRONG_FATES,
     Scores,
     camera_group,
+    gate_fate,
     group_of,
     missed_card_fate,
+    opened_gates,
     wrong_card_fate,
 )
 
@@ -39,6 +45,52 @@ def test_a_missed_card_is_lost_where_its_corners_say() -> None:
     assert missed_card_fate("Qs", corners, [("Qs", on_it), ("Qc", on_it)], set()) == merged
     assert missed_card_fate("Qs", corners, [("Qs", elsewhere)], {"Kd"}) == none
     assert missed_card_fate("Qs", [], [("Qs", on_it)], set()) == none
+
+
+def _named(boxes: list[tuple[float, float, float, float]],
+           readings: list[dict[str, float]]) -> Detections:
+    """Named corners at ``boxes``, each with the 52-way probabilities ``readings`` give
+    (card -> probability, the rest spread evenly)."""
+    probabilities = np.zeros((len(boxes), 52), np.float32)
+    for row, reading in zip(probabilities, readings, strict=True):
+        rest = (1.0 - sum(reading.values())) / (52 - len(reading))
+        row[:] = rest
+        for card, p in reading.items():
+            row[CARD_NAMES.index(card)] = p
+    return Detections(np.array(boxes, np.float32), probabilities.max(axis=1),
+                      probabilities.argmax(axis=1).astype(np.int64), CARD_NAMES, probabilities)
+
+
+def test_a_missed_card_is_lost_at_the_gate_its_open_reading_says() -> None:
+    corner = (100.0, 100.0, 120.0, 130.0)
+    on_it = (101.0, 101.0, 121.0, 129.0)
+    beside = (111.0, 101.0, 131.0, 129.0)  # a fan's neighbour: half over it, another card
+    elsewhere = (600.0, 600.0, 620.0, 630.0)
+    none, wrong, second, lone, gated, folded, merged = GATE_FATES
+    right = _named([on_it], [{"Qs": 0.7, "Qc": 0.2}])
+    assert gate_fate("Qs", [corner], _named([elsewhere], [{"Qs": 0.9}]), None, set()) == none
+    assert gate_fate("Qs", [], right, None, set()) == none
+    assert gate_fate("Qs", [corner], _named([on_it], [{"Kd": 0.6, "Qh": 0.3}]), None,
+                     set()) == wrong
+    assert gate_fate("Qs", [corner], _named([on_it], [{"Qc": 0.6, "Qs": 0.3}]), None,
+                     set()) == second
+    assert gate_fate("Qs", [corner], right, None, {"Qs"}) == lone
+    # Named right with every gate open, and no corner of that name kept there.
+    assert gate_fate("Qs", [corner], right, _named([elsewhere], [{"Qs": 0.9}]), set()) \
+        == gated
+    # Kept, and folded into a surer neighbour that half covers it.
+    kept = _named([on_it, beside], [{"Qs": 0.7}, {"8h": 0.95}])
+    assert gate_fate("Qs", [corner], right, kept, set()) == folded
+    assert gate_fate("Qs", [corner], right, _named([on_it], [{"Qs": 0.7}]), set()) == merged
+
+
+def test_opened_gates_open_every_naming_bar_and_nothing_else() -> None:
+    shipped = default_model()
+    opened = opened_gates(shipped)
+    assert (opened.min_class_conf, opened.faint_class_conf, opened.photo_min_index) == \
+        (0.0, 0.0, 0.0)
+    assert (opened.conf, opened.min_lone_conf, opened.weights) == \
+        (shipped.conf, shipped.min_lone_conf, shipped.weights)
 
 
 def test_a_card_read_but_not_there_is_told_by_where_it_was_read() -> None:

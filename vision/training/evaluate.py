@@ -28,11 +28,21 @@ the card counted under one of ``FATES``. Each card read that is not in the photo
 counted under one of ``WRONG_FATES``: read on a labelled corner of another card (a
 misreading), or where no labelled corner lies (pips, court art, or a card the labels leave
 out: ``real-decks-dev`` does not label every card cut by a photo's edge).
+
+``--gates`` says more precisely where each missed card was lost, for the same sets: each
+photo with a card missed is read again with every gate open (no bar on a name, on the
+index head or on a faint box; every extra pass read), its missed card's best box on its
+labelled corners named, and the card counted under one of ``GATE_FATES``: no box even so,
+named wrong, its name second, or named right and then held back, by the lone-corner bar,
+by a gate, by folding into a box it overlaps (``vision.reading.fold_nested``), or merged
+away after that. ``--fates`` cannot tell a right name folded away from a wrong one: both
+leave another name on the card's corner.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -44,10 +54,11 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.detector import MODES
+from vision.detections import Detections
+from vision.detector import MODES, ModelInfo
 from vision.photo import PhotoError
 from vision.pipeline import read_photo
-from vision.reading import Rows
+from vision.reading import Rows, fold_nested
 
 from .errata import Errata, shipped_errata
 from .labels import (
@@ -77,6 +88,7 @@ class Scores:
     misses: list[dict[str, object]] = field(default_factory=list)
     groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
+    gate_fates: Counter[str] = field(default_factory=Counter)  # evaluate(gates=...)
     wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
     corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
     rows_scenes: int = 0  # scenes laid out in rows, every card showing a corner
@@ -158,6 +170,72 @@ def missed_card_fate(card: str, boxes: Sequence[Sequence[float]],
     return FATES[3]
 
 
+# Where a missed card was lost, told by its reading with every gate open (``gate_fate``).
+GATE_FATES = (
+    "no box, every gate open",  # the detector found nothing on its corners, in any pass
+    "named wrong, every gate open",  # its best box's likeliest name is another card's
+    "its name second, every gate open",  # ... and its own name the next likeliest
+    "named right, one corner under the lone bar",  # left in doubt (a "maybe" offer)
+    "named right, held back by a gate",  # the name, index head or faint-box bar
+    "named right, folded into a box it overlaps",  # vision.reading.fold_nested
+    "named right, kept, then merged away",  # e.g. renamed as a duplicate
+)
+
+
+def gate_fate(card: str, boxes: Sequence[Sequence[float]], opened: Detections,
+              kept: Detections | None, doubtful: set[str]) -> str:
+    """Which of ``GATE_FATES`` befell ``card``, not read: ``boxes`` are its labelled
+    corners, ``opened`` the photo's named corners with every gate open (class
+    probabilities carried), ``kept`` the named corners the shipped reading kept, and
+    ``doubtful`` the cards it left in doubt."""
+    label_boxes = [np.asarray(box, np.float64) for box in boxes]
+    best_iou, best = 0.0, -1
+    for box in label_boxes:
+        if len(opened) == 0:
+            break
+        overlaps = box_iou(box, opened.xyxy.astype(np.float64))
+        if float(overlaps.max()) > best_iou:
+            best_iou, best = float(overlaps.max()), int(overlaps.argmax())
+    if best < 0 or best_iou < MATCH_IOU:
+        return GATE_FATES[0]
+    card_id = opened.names.index(card)
+    if opened.class_probabilities is None:
+        likeliest = [int(opened.class_id[best])]
+    else:
+        likeliest = np.argsort(-opened.class_probabilities[best])[:2].tolist()
+    if likeliest[0] != card_id:
+        return GATE_FATES[2] if len(likeliest) > 1 and likeliest[1] == card_id \
+            else GATE_FATES[1]
+    if card in doubtful:
+        return GATE_FATES[3]
+
+    def named_there(corners: Detections | None) -> bool:
+        if corners is None or len(corners) == 0:
+            return False
+        mine = corners.xyxy[corners.class_id == card_id].astype(np.float64)
+        return len(mine) > 0 and any(
+            float(box_iou(box, mine).max()) >= MATCH_IOU for box in label_boxes)
+
+    if not named_there(kept):
+        return GATE_FATES[4]
+    assert kept is not None
+    if not named_there(fold_nested(kept)):
+        return GATE_FATES[5]
+    return GATE_FATES[6]
+
+
+def opened_gates(info: ModelInfo) -> ModelInfo:
+    """``info`` (a ``vision.detector.ModelInfo``) with every naming gate open: no bar on
+    a corner's name (``min_class_conf``), on a faint box's (``faint_class_conf``) or on the
+    index head (``photo_min_index``)."""
+    return dataclasses.replace(info, min_class_conf=0.0, faint_class_conf=0.0,
+                               photo_min_index=0.0)
+
+
+def _never_complete(detections: Detections) -> bool:
+    return False  # every extra pass is read: the reading with every gate open
+
+
 # Where a card read that is not in the photo was read (``wrong_card_fate``).
 WRONG_FATES = (
     "on another card's corner",  # a labelled corner, misread
@@ -211,7 +289,8 @@ def photos_to_read(data: Path, split: str | None, layouts: Sequence[str] | None 
 def evaluate(data: Path, detector: object, split: str | None = "val", limit: int | None = None,
              layouts: Sequence[str] | None = None, shots: str | None = None,
              by: str | None = None, mode: str = "photo", fates: bool = False,
-             expect: int | str | None = None, errata: Errata | None = None) -> Scores:
+             expect: int | str | None = None, errata: Errata | None = None,
+             gates: object | None = None) -> Scores:
     """``shots``: for the real photo set, only the photos of that split of its shots
     (``vision.training.realdata``: train, tune or holdout). ``by``: also score each group of photos
     under it (``GROUPINGS``, see ``group_of``), in the result's ``groups``. ``fates``: tally
@@ -222,7 +301,9 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     labels name (a user who says how many cards they photographed); None: not told.
     ``errata``: the label corrections the truth is read with (default: the shipped ones,
     ``vision.training.errata``; ``Errata.none()``: the labels as shipped). The result's
-    ``corrected`` counts the photos read whose labels an erratum corrects."""
+    ``corrected`` counts the photos read whose labels an erratum corrects. ``gates``: the
+    same reader with every gate open (``opened_gates``): each missed card is then also
+    tallied under ``GATE_FATES`` (``gate_fate``), in the result's ``gate_fates``."""
     errata = shipped_errata() if errata is None else errata
     names = class_names(data)
     scores = Scores()
@@ -258,6 +339,17 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             corner_boxes = [box for _, box in labels]
             for card in found - expected:
                 scores.wrong_fates[wrong_card_fate(card, kept, corner_boxes)] += 1
+        if gates is not None and expected - found:
+            from vision.photo import load_photo
+
+            image = load_photo(image_path)
+            height, width = image.shape[:2]
+            labels = labelled_boxes(image_path, width, height, names, errata)
+            opened = gates.detect(image, mode, _never_complete)  # type: ignore[attr-defined]
+            doubtful = {card.card for card in reading.doubtful}
+            for card in expected - found:
+                scores.gate_fates[gate_fate(card, [box for name, box in labels if name == card],
+                                            opened, reading.detections, doubtful)] += 1
         if by:
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \
@@ -369,13 +461,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="also say where each missed card was lost, and where each card "
                              "read but not there was read (sets labelled by corner index: "
                              "rendered scenes, real-decks-dev)")
+    parser.add_argument("--gates", action="store_true",
+                        help="also read each photo with a card missed with every gate open, "
+                             "and say which gate (or none) lost each missed card (sets "
+                             "labelled by corner index)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
     args = parser.parse_args(argv)
     if not (args.data / "data.yaml").exists():
         print(f"evaluate: {args.data} has no data.yaml", file=sys.stderr)
         return 2
-    from vision.detector import ModelError, ModelInfo, default_model
+    from vision.detector import ModelError, default_model
 
     from .torch_detector import card_detector
 
@@ -401,9 +497,10 @@ def main(argv: list[str] | None = None) -> int:
                                                           args.photo_classifier)
     detector = card_detector(info)
     detector.warm_up()
+    gates = card_detector(opened_gates(info)) if args.gates else None
     scores = evaluate(args.data, detector, args.split, args.limit, args.layouts, args.shots,
                       args.by, args.mode, args.fates, args.expect,
-                      Errata.none() if args.raw_labels else None)
+                      Errata.none() if args.raw_labels else None, gates)
     # The table detector joins photo mode too where the shipped settings say so, and
     # --weights alone leaves it out: readings compare only at the same pair of detectors.
     result = {"data": str(args.data),
@@ -423,16 +520,20 @@ def main(argv: list[str] | None = None) -> int:
     if args.fates:
         result["fates"] = {fate: scores.fates[fate] for fate in FATES}
         result["wrong_fates"] = {fate: scores.wrong_fates[fate] for fate in WRONG_FATES}
+    if args.gates:
+        result["gate_fates"] = {fate: scores.gate_fates[fate] for fate in GATE_FATES}
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            if key not in ("groups", "fates", "wrong_fates"):
+            if key not in ("groups", "fates", "wrong_fates", "gate_fates"):
                 print(f"{key:>22}: {value}")
         for fate, count in result.get("fates", {}).items():  # type: ignore[union-attr]
             print(f"  missed, {fate}: {count}")
         for fate, count in result.get("wrong_fates", {}).items():  # type: ignore[union-attr]
             print(f"  read but not there, {fate}: {count}")
+        for fate, count in result.get("gate_fates", {}).items():  # type: ignore[union-attr]
+            print(f"  missed, {fate}: {count}")
         for key, part in sorted(scores.groups.items()):
             rows = f", rows right {part.rows_right / part.rows_scenes:.4f} of " \
                 f"{part.rows_scenes}" if part.rows_scenes else ""
