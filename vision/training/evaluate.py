@@ -56,7 +56,7 @@ import numpy as np
 
 from vision.detections import Detections
 from vision.detector import MODES, ModelInfo
-from vision.photo import PhotoError
+from vision.photo import PhotoError, load_photo
 from vision.pipeline import read_photo
 from vision.reading import Rows, fold_nested
 
@@ -88,8 +88,8 @@ class Scores:
     misses: list[dict[str, object]] = field(default_factory=list)
     groups: dict[str, Scores] = field(default_factory=dict)  # filled by evaluate(by=...)
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
-    gate_fates: Counter[str] = field(default_factory=Counter)  # evaluate(gates=...)
     wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
+    gate_fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(gates=...)
     corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
     rows_scenes: int = 0  # scenes laid out in rows, every card showing a corner
     rows_right: int = 0  # of those, read with each row holding its cards
@@ -190,9 +190,7 @@ def gate_fate(card: str, boxes: Sequence[Sequence[float]], opened: Detections,
     ``doubtful`` the cards it left in doubt."""
     label_boxes = [np.asarray(box, np.float64) for box in boxes]
     best_iou, best = 0.0, -1
-    for box in label_boxes:
-        if len(opened) == 0:
-            break
+    for box in label_boxes if len(opened) else ():
         overlaps = box_iou(box, opened.xyxy.astype(np.float64))
         if float(overlaps.max()) > best_iou:
             best_iou, best = float(overlaps.max()), int(overlaps.argmax())
@@ -225,7 +223,7 @@ def gate_fate(card: str, boxes: Sequence[Sequence[float]], opened: Detections,
 
 
 def opened_gates(info: ModelInfo) -> ModelInfo:
-    """``info`` (a ``vision.detector.ModelInfo``) with every naming gate open: no bar on
+    """``info`` with every naming gate open: no bar on
     a corner's name (``min_class_conf``), on a faint box's (``faint_class_conf``) or on the
     index head (``photo_min_index``)."""
     return dataclasses.replace(info, min_class_conf=0.0, faint_class_conf=0.0,
@@ -327,27 +325,25 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             else rows_right(rows, reading.rows)
         if rows_read is not None:
             scores.add_rows(rows_read, found == expected)
-        if fates:
+        missed = expected - found
+        if fates or (gates is not None and missed):
             width, height = reading.size
             labels = labelled_boxes(image_path, width, height, names, errata)
+            doubtful = {card.card for card in reading.doubtful}
+        if fates:
             kept = [] if reading.detections is None else \
                 [(name, box) for name, _, box in reading.detections]
-            doubtful = {card.card for card in reading.doubtful}
-            for card in expected - found:
+            for card in missed:
                 scores.fates[missed_card_fate(
                     card, [box for name, box in labels if name == card], kept, doubtful)] += 1
             corner_boxes = [box for _, box in labels]
             for card in found - expected:
                 scores.wrong_fates[wrong_card_fate(card, kept, corner_boxes)] += 1
-        if gates is not None and expected - found:
-            from vision.photo import load_photo
-
-            image = load_photo(image_path)
-            height, width = image.shape[:2]
-            labels = labelled_boxes(image_path, width, height, names, errata)
-            opened = gates.detect(image, mode, _never_complete)  # type: ignore[attr-defined]
-            doubtful = {card.card for card in reading.doubtful}
-            for card in expected - found:
+        if gates is not None and missed:
+            # The reading keeps no pixels: the photo is decoded again, for these photos only.
+            opened = gates.detect(load_photo(image_path), mode,  # type: ignore[attr-defined]
+                                  _never_complete)
+            for card in missed:
                 scores.gate_fates[gate_fate(card, [box for name, box in labels if name == card],
                                             opened, reading.detections, doubtful)] += 1
         if by:
