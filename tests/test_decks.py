@@ -109,6 +109,33 @@ def test_a_jumbo_index_deck_is_read_like_text(turn: float) -> None:
     assert [[owners[i] for i in card.corners] for card in cards] == [[k, k] for k in range(13)]
 
 
+# The spades photo deck_report drew of the probe deck kenney (session 60: seed 0, trial 0),
+# each corner as the shipped reader boxed and named it. Its index is a quarter of the
+# card's height, so a card's two corners lie 3.2 index heights apart, and the lower corner
+# of the ace lies nearer the eight's upper corner (the card below it, one row down) less
+# the shared offset than its own upper corner does: paired by distance alone, the ace and
+# the eight were two cards each, 14 in all, and the photo was refused.
+KENNEY_SPADES = [
+    ("4s", (530, 365, 544, 406)), ("4s", (607, 464, 620, 500)), ("9s", (435, 572, 451, 612)),
+    ("7s", (214, 586, 231, 627)), ("6s", (741, 357, 758, 396)), ("5s", (635, 362, 649, 400)),
+    ("3s", (415, 376, 432, 418)), ("As", (177, 386, 193, 429)), ("5s", (709, 458, 723, 496)),
+    ("8s", (328, 584, 344, 624)), ("8s", (410, 679, 428, 716)), ("7s", (296, 689, 312, 728)),
+    ("6s", (817, 446, 831, 481)), ("Ks", (864, 536, 879, 574)), ("Js", (663, 552, 676, 590)),
+    ("Qs", (759, 555, 774, 593)), ("Ks", (928, 630, 942, 666)), ("Qs", (831, 641, 845, 676)),
+    ("9s", (514, 665, 531, 703)), ("2s", (304, 377, 320, 419)), ("2s", (381, 485, 397, 523)),
+    ("3s", (495, 477, 510, 515)), ("As", (256, 495, 272, 533)), ("Ts", (550, 562, 567, 601)),
+    ("Js", (732, 647, 745, 685)), ("Ts", (624, 655, 640, 693)),
+]
+
+
+def test_corners_named_alike_are_paired_before_nearer_corners_named_apart() -> None:
+    names = [name for name, _ in KENNEY_SPADES]
+    boxes = np.array([box for _, box in KENNEY_SPADES], np.float64)
+    cards = order_cards(boxes, names, expect=13)
+    assert [[names[i] for i in card.corners] for card in cards] == [
+        [rank + "s"] * 2 for rank in "A23456789TJQK"]
+
+
 # --- learning --------------------------------------------------------------------------------
 
 def test_learning_reports_its_progress(learned: tuple[Path, LearnedDeck]) -> None:

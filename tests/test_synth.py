@@ -7,6 +7,7 @@ need neither the network nor the fetched card art, and take a couple of seconds.
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -20,13 +21,16 @@ from vision.training.synth.decks import (
     PROCEDURAL,
     REACT_SVG,
     SOURCES_BY_NAME,
+    _fetch_pypi,
     _package_root,
     _render_element,
     _rounded,
     _run,
     ensure_procedural,
     find_corner,
+    kenney_file,
     load_deck,
+    render_source,
     svg_dir_file,
     svg_num_file,
 )
@@ -102,6 +106,34 @@ def test_svg_num_decks_name_each_card_file_by_rank_number_and_suit() -> None:
     assert [svg_num_file(card) for card in ("As", "Td", "Jh", "Kc", "2s")] == \
         ["1s.svg", "10d.svg", "11h.svg", "13c.svg", "2s.svg"]
     assert len({svg_num_file(card) for card in CARD_NAMES}) == 52
+
+
+def test_kenney_decks_name_each_card_file_by_suit_word_and_rank() -> None:
+    # arcade's resources/assets/images/cards: cardSpadesA.png ... cardHearts10.png
+    assert [kenney_file(card) for card in ("As", "Th", "Qd", "2c")] == \
+        ["cardSpadesA.png", "cardHearts10.png", "cardDiamondsQ.png", "cardClubs2.png"]
+    assert len({kenney_file(card) for card in CARD_NAMES}) == 52
+
+
+def test_a_pypi_deck_is_unpacked_from_its_wheel_and_drawn_at_the_deck_height(
+        tmp_path: Path) -> None:
+    # A wheel already downloaded is not downloaded again: only the deck's folder of it is
+    # unpacked (the rest of arcade's 42 MB stays in the wheel).
+    source = SOURCES_BY_NAME["kenney"]
+    package, folder = source.package.split(":", 1)[1], source.path + "/"
+    root = tmp_path / "pypi" / package
+    root.mkdir(parents=True)
+    with zipfile.ZipFile(root / f"{package}-3.3.3-py3-none-any.whl", "w") as wheel:
+        for card in CARD_NAMES:
+            face = Image.new("RGBA", (140, 190), (255, 255, 255, 255))
+            with wheel.open(folder + kenney_file(card), "w") as file:
+                face.save(file, format="PNG")
+        wheel.writestr("arcade/__init__.py", "")
+    assert _fetch_pypi(package, "3.3.3", folder, root) == "3.3.3"
+    assert not (root / "arcade" / "__init__.py").exists()
+    cards = render_source(source, tmp_path)
+    assert sorted(cards) == sorted(CARD_NAMES)
+    assert {image.size for image in cards.values()} == {(295, 400)}
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node")

@@ -6,6 +6,8 @@
 #   eval-4032     50 13-card scenes at 4032x3024   } targets
 #   eval-table    40 whole tables at 4032x3024     }
 #   eval-jumbo   100 13-card scenes at 1280x960 of the jumbo-index probe decks (session 44)
+#   eval-kenney  100 13-card scenes at 1280x960 of the probe deck kenney (Kenney's cards,
+#                from PyPI's arcade; session 60): a fourth design no model trained on
 #   eval-640x480 eval-1280's scenes shrunk to a camera frame's 640x480, labels as they are:
 #                live mode against photo mode on the same hands (session 48)
 #   eval-rows    100 set hands (rows of 3, 5 and 5) at 1280x960 } issue 13's "rows right":
@@ -29,8 +31,9 @@ declare -A recipe=(
   [eval-rows]="--count 100 --seed 135 --imgsz 1280 --height 960 --layouts rows"
   [eval-rows-4032]="--count 50 --seed 136 --imgsz 4032 --height 3024 --layouts rows"
   [eval-jumbo]="--count 100 --seed 144 --imgsz 1280 --height 960 $HAND --val-decks $JUMBO"
+  [eval-kenney]="--count 100 --seed 160 --imgsz 1280 --height 960 $HAND --val-decks kenney"
   [eval-640x480]="shrunk from eval-1280")
-[ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table eval-jumbo eval-640x480 \
+[ $# -gt 0 ] || set -- tune-1280b eval-1280 eval-4032 eval-table eval-jumbo eval-kenney eval-640x480 \
   eval-rows eval-rows-4032
 for name in "$@"; do
   [ -n "${recipe[$name]+set}" ] || { echo "unknown set $name: known ${!recipe[*]}"; exit 2; }

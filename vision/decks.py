@@ -639,9 +639,14 @@ def _group(centers: np.ndarray, height: float, offset: np.ndarray | None,
                 if i != j:
                     miss = float(np.hypot(*(centers[j] - centers[i] - offset)))
                     if miss <= tolerance:
-                        # Corners the classifier names alike are more likely one card.
+                        # Corners the classifier names alike are more likely one card, by
+                        # half the tolerance: a card's own corners may lie further from
+                        # the shared offset than one of them does from the next row's
+                        # card (a tilted card, a large index: kenney's ace of spades and
+                        # the eight under it, tests/test_decks.py).
                         alike = names is not None and names[i] == names[j]
-                        candidates.append((miss if alike else miss * 1.5 + 1, i, j))
+                        candidates.append((miss if alike else miss * 1.5 + 0.5 * tolerance,
+                                           i, j))
         for _, i, j in sorted(candidates):
             if i not in used and j not in used:
                 used.update((i, j))

@@ -1,11 +1,11 @@
 """Card designs: fetch them from package registries, rasterise them, find their corner indices.
 
 The art itself is never committed (its licences are GPL/LGPL, see ``datasets/DECKS.md``);
-``python -m vision.training.synth.decks fetch`` downloads the packages into ``datasets/cache/`` with
-the ordinary clients (``npm pack``, ``apt-get download``), renders every card to a PNG of
-``CARD_HEIGHT`` pixels and records where its two corner indices are. A deck drawn here with
-PIL (``procedural``) needs no download; the tests use it, and it is kept out of training
-because it looks like no real deck.
+``python -m vision.training.synth.decks fetch`` downloads the packages into
+``datasets/cache/`` with the ordinary clients (``npm pack``, ``apt-get download``, ``pip
+download``), renders every card to a PNG of ``CARD_HEIGHT`` pixels and records where its
+two corner indices are. A deck drawn here with PIL (``procedural``) needs no download; the
+tests use it, and it is kept out of training because it looks like no real deck.
 
     python -m vision.training.synth.decks fetch            # all decks (a few minutes)
     python -m vision.training.synth.decks list             # what is cached, with its role
@@ -20,8 +20,10 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import tempfile
+import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -51,6 +53,10 @@ NPM_EXTRA = {"@letele/playing-cards": "0.1.0", "@heruka_urgyen/react-playing-car
              "@younestouati/playing-cards-standard-deck": "3.0.0"}
 REACT_SVG = Path(__file__).with_name("react_svg.mjs")  # React SVG components -> SVG files
 DEB_PACKAGES = ("gnome-cards-data", "kdegames-card-data-kf5")
+# PyPI wheels whose package data holds a deck, with the version drawn (only the folders the
+# decks read are unpacked from the wheel).
+PYPI_PACKAGES = {"arcade": ("3.3.3", "arcade/resources/assets/images/cards/")}
+KENNEY_SUITS = {"s": "Spades", "h": "Hearts", "d": "Diamonds", "c": "Clubs"}
 AISLERIOT = "usr/share/aisleriot/cards"
 KDE = "usr/share/carddecks"
 
@@ -60,12 +66,13 @@ class DeckSource:
     """Where one deck's art comes from and how it is laid out in its file."""
 
     name: str
-    package: str  # "npm:NAME" or "deb:NAME"
+    package: str  # "npm:NAME", "deb:NAME" or "pypi:NAME"
     path: str  # relative to the unpacked package root
     # "png-dir" (one PNG a card), "grid" (13x5 sheet), "svg-id" (element ids), "svg-dir"
     # (one SVG a card, named like "TD.svg"), "svg-num" (one SVG a card, its rank a number
     # from 1 for the ace to 13 for the king: "12h.svg" for Q♥) or "react-svg" (an ES module
-    # of React SVG components named like "Sq", "H10": SVGR output)
+    # of React SVG components named like "Sq", "H10": SVGR output) or "png-kenney" (one
+    # PNG a card, named like "cardHeartsQ.png", "cardSpades10.png")
     layout: str
     licence: str
     # "train", "val" or "probe": val decks never appear in training scenes; probe decks
@@ -138,6 +145,11 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
     # suit, a face no other deck here prints (session 23).
     DeckSource("aguilar", "npm:@younestouati/playing-cards-standard-deck", "package/cards",
                "svg-num", "LGPL-3.0"),
+    # Kenney's playing cards (kenney.nl), as the arcade game library ships them: a bold
+    # slab-serif rank over its suit on a flat card, 140x190-pixel PNGs. A probe (session
+    # 60): a fourth design no model here has trained on, read as the three held-out ones.
+    DeckSource("kenney", "pypi:arcade", "arcade/resources/assets/images/cards",
+               "png-kenney", "CC0-1.0", role="probe"),
 )
 SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
 
@@ -192,7 +204,29 @@ def fetch_packages(cache_dir: Path = CACHE) -> dict[str, str]:
             _run(["dpkg-deb", "-x", str(debs[-1]), str(root)])
         versions[f"deb:{package}"] = _run(["dpkg-deb", "-f", str(debs[-1]), "Version"]).stdout \
             .decode().strip()
+    for package, (version, folder) in PYPI_PACKAGES.items():
+        versions[f"pypi:{package}"] = _fetch_pypi(package, version, folder,
+                                                  cache_dir / "pypi" / package)
     return versions
+
+
+def _fetch_pypi(package: str, version: str, folder: str, root: Path) -> str:
+    """``pip download`` the wheel of ``package`` ``version`` (no dependencies) into
+    ``root``, unless it is there already, and unpack ``folder`` of it there, unless it is
+    already; return the version."""
+    if not (root / folder).is_dir():
+        root.mkdir(parents=True, exist_ok=True)
+        wheels = sorted(root.glob(f"{package}-{version}-*.whl"))
+        if not wheels:
+            _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+                  "--quiet", "-d", str(root), f"{package}=={version}"])
+            wheels = sorted(root.glob(f"{package}-{version}-*.whl"))
+        if not wheels:
+            raise RuntimeError(f"pip download {package}=={version} left no wheel in {root}")
+        with zipfile.ZipFile(wheels[-1]) as archive:
+            archive.extractall(root, [name for name in archive.namelist()
+                                      if name.startswith(folder)])
+    return version
 
 
 def _fetch_npm(spec: str, root: Path) -> str:
@@ -213,6 +247,8 @@ def _npm_root(package: str, cache_dir: Path) -> Path:
 
 def _package_root(source: DeckSource, cache_dir: Path) -> Path:
     kind, name = source.package.split(":", 1)
+    if kind == "pypi":
+        return cache_dir / "pypi" / name
     if kind == "npm":
         return _npm_root(name, cache_dir) if name in NPM_EXTRA else cache_dir / "npm"
     return cache_dir / "deb" / "x" / name
@@ -302,6 +338,13 @@ def svg_num_file(card: str) -> str:
     return f"{GRID_COLS.index(card[0]) + 1}{card[1]}.svg"
 
 
+def kenney_file(card: str) -> str:
+    """A card's file in a "png-kenney" deck: "cardHeartsQ.png" for Q♥, "cardSpades10.png"
+    for 10♠."""
+    rank = "10" if card[0] == "T" else card[0]
+    return f"card{KENNEY_SUITS[card[1]]}{rank}.png"
+
+
 def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Image.Image]:
     """Rasterise all 52 cards of one deck at ``CARD_HEIGHT`` pixels."""
     root = _package_root(source, cache_dir)
@@ -333,6 +376,10 @@ def render_source(source: DeckSource, cache_dir: Path = CACHE) -> dict[str, Imag
         for name in CARD_NAMES:
             image = _rsvg(root / source.path / file_of(name), "-h", str(3 * CARD_HEIGHT))
             cards[name] = _to_height(_rounded(_trim(image)))
+    elif source.layout == "png-kenney":
+        for name in CARD_NAMES:
+            image = Image.open(root / source.path / kenney_file(name))
+            cards[name] = _to_height(_trim(image.convert("RGBA")))
     elif source.layout == "react-svg":
         with tempfile.TemporaryDirectory() as folder:
             _run(["node", str(REACT_SVG), str(root / source.path), folder])
