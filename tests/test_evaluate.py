@@ -188,3 +188,30 @@ def test_rows_count_only_where_every_card_shows_and_grouping_is_told_apart(
     assert scores.groups["rows"].rows_scenes == 2
     assert "rows_scenes" not in scores.groups["spread"].to_dict()
     assert evaluation.rows_right({"front": frozenset(front)}, None) is False
+
+
+@pytest.mark.parametrize("flag", ["--fates", "--gates"])
+def test_fates_are_refused_on_a_set_labelled_by_whole_cards(
+        tmp_path: Path, flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # real-photos-dev boxes whole cards: a missed card's fate was counted "no box" where
+    # the reader did box its sideways index (session 60), the labels holding no corner.
+    from vision.training import evaluate as evaluation
+
+    names = "".join(f"  {i}: {name}\n" for i, name in enumerate(CARD_NAMES))
+    (tmp_path / "data.yaml").write_text(
+        "# whole-card boxes; class names in the project notation\npath: .\nnames:\n" + names)
+    assert evaluation.main([str(tmp_path), flag]) == 2
+    said = capsys.readouterr().err
+    assert "whole-card boxes" in said and flag in said and "corner index" in said
+
+
+def test_only_a_set_that_says_so_counts_as_labelled_by_whole_cards(tmp_path: Path) -> None:
+    from vision.training.labels import whole_card_labels
+
+    (tmp_path / "data.yaml").write_text("# corner-index boxes (the rank+suit symbols)\n"
+                                        "names: [As, Ah]\n")
+    assert not whole_card_labels(tmp_path)
+    (tmp_path / "data.yaml").write_text("names: [As, Ah]  # whole-card boxes\n")
+    assert not whole_card_labels(tmp_path)  # a value's trailing remark is no header
+    (tmp_path / "data.yaml").write_text("  # Whole-card boxes\nnames: [As, Ah]\n")
+    assert whole_card_labels(tmp_path)

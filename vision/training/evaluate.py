@@ -72,6 +72,7 @@ from .labels import (
     manifest_rows,
     select_images,
     truth,
+    whole_card_labels,
 )
 from .reader_options import add_photo_options, measured_model, photo_changes
 from .realdata import split_of
@@ -466,6 +467,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.data / "data.yaml").exists():
         print(f"evaluate: {args.data} has no data.yaml", file=sys.stderr)
+        return 2
+    if (args.fates or args.gates) and whole_card_labels(args.data):
+        print(f"evaluate: {args.data} is labelled with whole-card boxes (its data.yaml "
+              "says so): --fates and --gates match each missed card's corner-index boxes, "
+              "which these labels do not give. Measure it without them, or give a set "
+              "labelled by corner index (rendered scenes, real-decks-dev)", file=sys.stderr)
         return 2
     from vision.detector import ModelError, default_model
 

@@ -54,6 +54,18 @@ def class_names(data: Path) -> list[str]:
     return [names[i] for i in sorted(names)]
 
 
+def whole_card_labels(data: Path) -> bool:
+    """Whether the set's labels box whole cards rather than corner indices, as its
+    ``data.yaml`` says in a comment (``real-photos-dev``'s: "# whole-card boxes; ...").
+    Such labels hold no corner index, so nothing can be matched to a corner the reader
+    kept (``evaluate --fates``, ``--gates``): a sideways card's indices lie nowhere near
+    where an upright card's would."""
+    comments = [line.lstrip("#").strip().lower()
+                for line in (data / "data.yaml").read_text().splitlines()
+                if line.lstrip().startswith("#")]
+    return any("whole-card boxes" in comment for comment in comments)
+
+
 def images(data: Path, split: str | None) -> list[Path]:
     roots = [data / "images" / split] if split and (data / "images" / split).is_dir() \
         else [data / "images"]
