@@ -715,6 +715,7 @@ def page_deck() -> None:
     from vision.decks import (
         SUIT_WORDS,
         DeckError,
+        card_reader,
         learn_deck,
         load_deck,
         understand_photo,
@@ -747,15 +748,17 @@ def page_deck() -> None:
             continue
         try:
             image = load_photo(photo.getvalue())
-            # The base reader boxes the cards: the photo is what teaches the deck.
-            understood = understand_photo(filename, suit, image, _load_detector(None))
+            # The base reader boxes the cards: the photo is what teaches the deck. Read as
+            # learning reads it: a photo taken from across the table is shown turned.
+            understood = understand_photo(filename, suit, image, _load_detector(None),
+                                          card_reader())
         except (PhotoError, DeckError, ModelError) as error:
             st.error(error_text(error))
             continue
         cards = [CardReading(card, 1.0, tuple(map(float, np.concatenate(
             [np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]]))), len(boxes))
             for card, boxes in ((c, np.array(b)) for c, b in understood.card_boxes())]
-        st.image(annotate(image, cards, None), use_container_width=True,
+        st.image(annotate(understood.image, cards, None), use_container_width=True,
                  caption=_("{suit}: the cards as understood, in order").format(suit=_(title)))
     ready = all(photos) and bool(name)
     if st.button(_("Learn this deck"), key="deck_learn", disabled=not ready):

@@ -308,6 +308,49 @@ def test_bad_photos_are_named_and_nothing_is_saved(kind: str, message: str,
     assert _stored(tmp_path / "home") == []
 
 
+@pytest.mark.parametrize("turn", [1, 2, 3])
+def test_detections_turn_with_the_photo(turn: int) -> None:
+    from vision.decks import turned_detections
+    from vision.detections import Detections
+
+    photo = np.zeros((60, 100, 3), np.uint8)
+    photo[10:20, 70:90] = 255  # a box at x 70-90, y 10-20 of a 100x60 photo
+    found = Detections(np.array([[70, 10, 90, 20]], np.float32), np.ones(1, np.float32),
+                       np.zeros(1, np.int64), ("As",))
+    turned = np.rot90(photo, turn)
+    ys, xs = np.nonzero(turned[:, :, 0])
+    want = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+    assert turned_detections(found, photo.shape, turn).xyxy[0].tolist() == want
+    assert turned_detections(turned_detections(found, photo.shape, turn), turned.shape,
+                             4 - turn).xyxy[0].tolist() == [70, 10, 90, 20]
+
+
+@pytest.mark.parametrize("turn", [2, 1])
+def test_a_photo_taken_from_the_far_side_or_sideways_is_understood_as_laid(
+        turn: int, detector: CardDetector) -> None:
+    # The spades laid A..K as asked, photographed from across the table (turned 180: the
+    # cards then read K..A, and were refused as out of order) or by a phone that wrote no
+    # orientation (a quarter: refused as 26 cards). Each card keeps its name where it lies.
+    from vision.decks import card_reader, understand_photo
+
+    read = card_reader()
+    spades = np.array(load_photo(SUIT_PHOTOS[0]))
+    laid = understand_photo("spades.jpg", "s", spades, detector, read)
+    turned = np.ascontiguousarray(np.rot90(spades, 4 - turn))  # as the camera saw it
+    seen = understand_photo("turned.jpg", "s", turned, detector, read)
+    assert seen.image.shape == spades.shape  # understood turned back upright
+
+    def centres(photo: object) -> dict[str, list[tuple[int, int]]]:
+        return {name: sorted((round((x1 + x2) / 20), round((y1 + y2) / 20))
+                             for x1, y1, x2, y2 in boxes)
+                for name, boxes in photo.card_boxes()}  # type: ignore[attr-defined]
+
+    near = {name: spots for name, spots in centres(laid).items()}
+    got = centres(seen)
+    assert sum(all(any(abs(a - c) + abs(b - d) <= 1 for c, d in near[name]) for a, b in spots)
+               for name, spots in got.items()) == 13
+
+
 def test_wrong_number_of_photos_and_suits(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CPOKER_HOME", str(tmp_path))

@@ -727,6 +727,8 @@ class SuitPhoto:
     image: np.ndarray
     detections: Detections
     cards: list[CardCorners]
+    # The classifier's (13, 52) reading of the cards in order, when it was read.
+    card_probs: np.ndarray | None = None
 
     def names(self) -> list[str]:
         return [f"{rank}{self.suit}" for rank in RANK_ORDER]
@@ -797,20 +799,106 @@ def _check_order(path: str, suit: str, card_probs: np.ndarray) -> None:
                         "and retake the photo")
 
 
-def understand_photo(path: str, suit: str, image: np.ndarray, detector: object) -> SuitPhoto:
+# The turns (quarter turns, as ``np.rot90`` counts them) a calibration photo is understood
+# in: as taken first, then from the far side of the table (the same layout, its cards read
+# K to A: an index prints the same either way up), then a quarter either way (a phone that
+# wrote no orientation). Before, either was refused: "cards out of order" or "found 26
+# cards" of a photo laid out as asked (models/README.md, "Session 60").
+TURNS = (0, 2, 1, 3)
+# A photo not understood as taken is understood turned only where the classifier reads at
+# least this many of its cards surely as the ranks they then stand for: a turn that merely
+# draws no objection (corners read unsurely) could be the turn that reverses the order.
+MIN_RANKS_SURE = 3
+
+CardReader = Callable[[np.ndarray, Detections, list[CardCorners]], np.ndarray]
+
+
+def turned_detections(detections: Detections, shape: tuple[int, ...], turn: int
+                      ) -> Detections:
+    """``detections`` of a photo of ``shape`` in the pixels of ``np.rot90(photo, turn)``:
+    a quarter turn anticlockwise takes pixel (x, y) to (y, width - x)."""
+    height, width = shape[:2]
+    x1, y1, x2, y2 = (detections.xyxy[:, k].astype(np.float64) for k in range(4))
+    for _ in range(turn % 4):
+        x1, y1, x2, y2 = y1, width - x2, y2, width - x1
+        width, height = height, width
+    xyxy = np.stack([x1, y1, x2, y2], axis=1).astype(detections.xyxy.dtype)
+    return Detections(xyxy, detections.confidence, detections.class_id, detections.names,
+                      detections.class_probabilities)
+
+
+def _ranks_sure(card_probs: np.ndarray) -> tuple[int, int]:
+    """How many of a photo's 13 cards (in order) the classifier reads surely
+    (``CONFIDENT``) as the rank their place stands for, and as another rank."""
+    rank_probs = card_probs.reshape(13, 13, 4).sum(axis=2)
+    ranks_2_to_a = [n[0] for n in CARD_NAMES[::4]]
+    expected = [ranks_2_to_a.index(rank) for rank in RANK_ORDER]
+    sure = rank_probs.max(axis=1) >= CONFIDENT
+    right = sure & (rank_probs.argmax(axis=1) == np.array(expected))
+    return int(right.sum()), int((sure & ~right).sum())
+
+
+def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
+                     read_cards: CardReader | None = None) -> SuitPhoto:
     """Box and order one calibration photo's 13 cards; raise :class:`DeckError` naming the
-    photo when it does not show 13 cards of ``suit`` in order."""
+    photo when it does not show 13 cards of ``suit`` in order. ``read_cards``: the
+    classifier's (13, 52) probabilities of a photo's cards, as ordered; given, the photo is
+    also checked for order, and a photo not understood as taken is tried turned
+    (``TURNS``): the result's image and detections are then the photo turned."""
     detections: Detections = detector.detect(image)  # type: ignore[attr-defined]
     if len(detections) == 0:
         raise DeckError(f"{path}: no cards found: lay the 13 {SUIT_WORDS[suit]} face up, "
                         "corners visible, and retake the photo")
-    cards = order_cards(detections.xyxy, detections.labels, expect=13)
-    if len(cards) != 13:
-        verb = "fewer" if len(cards) < 13 else "more"
-        raise DeckError(f"{path}: found {len(cards)} cards, {verb} than the 13 "
-                        f"{SUIT_WORDS[suit]}: lay out all 13, apart from each other, and "
-                        "retake the photo")
-    return SuitPhoto(path, suit, image, detections, cards)
+    refusal: DeckError | None = None  # what is wrong with the photo as taken
+    for turn in TURNS if read_cards is not None else (0,):
+        seen = image if turn == 0 else np.ascontiguousarray(np.rot90(image, turn))
+        found = detections if turn == 0 else turned_detections(detections, image.shape, turn)
+        cards = order_cards(found.xyxy, found.labels, expect=13)
+        if len(cards) != 13:
+            verb = "fewer" if len(cards) < 13 else "more"
+            refusal = refusal or DeckError(
+                f"{path}: found {len(cards)} cards, {verb} than the 13 {SUIT_WORDS[suit]}: "
+                "lay out all 13, apart from each other, and retake the photo")
+            continue
+        photo = SuitPhoto(path, suit, seen, found, cards)
+        if read_cards is None:
+            return photo
+        photo.card_probs = read_cards(seen, found, cards)
+        try:
+            _check_order(path, suit, photo.card_probs)
+        except DeckError as error:
+            refusal = refusal or error
+            continue
+        right, wrong = _ranks_sure(photo.card_probs)
+        if turn == 0 or (right >= MIN_RANKS_SURE and right > wrong):
+            return photo
+    assert refusal is not None
+    raise refusal
+
+
+def card_reader(model: CornerFeatures | None = None) -> CardReader:
+    """``understand_photo``'s ``read_cards`` as learning reads the cards (``model``:
+    default the shipped features model), so that a photo is shown to the user as it will
+    be learned."""
+    features = model or shared_features()
+    return lambda image, detections, cards: _card_probabilities(features, image, detections,
+                                                                cards)
+
+
+def _card_probabilities(model: CornerFeatures, image: np.ndarray, detections: Detections,
+                        cards: list[CardCorners]) -> np.ndarray:
+    """(13, 52): each card's name as the features model reads its corners together."""
+    crops = np.stack([crop_square(image, detections.xyxy[i])
+                      for card in cards for i in card.corners])
+    log_probs, _ = model.run(crops)
+    card_probs = []
+    start = 0
+    for card in cards:
+        joint = log_probs[start:start + len(card.corners)].sum(axis=0)
+        start += len(card.corners)
+        p = np.exp(joint - joint.max())
+        card_probs.append(p / p.sum())
+    return np.array(card_probs)
 
 
 def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
@@ -857,19 +945,9 @@ def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
             image = load_photo(path)
         except PhotoError as error:
             raise DeckError(str(error)) from None
-        photo = understand_photo(str(path), suit, image, detector)
-        crops = np.stack([crop_square(image, photo.detections.xyxy[i])
-                          for card in photo.cards for i in card.corners])
-        log_probs, _ = model.run(crops)
-        card_probs = []
-        start = 0
-        for card in photo.cards:  # a card's corners read together
-            joint = log_probs[start:start + len(card.corners)].sum(axis=0)
-            start += len(card.corners)
-            p = np.exp(joint - joint.max())
-            card_probs.append(p / p.sum())
-        _check_order(str(path), suit, np.array(card_probs))
-        suit_reads.append((str(path), suit, _suit_read(np.array(card_probs))))
+        photo = understand_photo(str(path), suit, image, detector, card_reader(model))
+        assert photo.card_probs is not None
+        suit_reads.append((str(path), suit, _suit_read(photo.card_probs)))
         understood.append(photo)
     _check_suits(suit_reads)
     tell(len(photos), steps, "cutting corner crops")
