@@ -778,21 +778,31 @@ def _check_suits(reads: Sequence[tuple[str, str, tuple[str | None, int, int]]]) 
                 "of --suits (by default spades, hearts, diamonds, clubs)")
 
 
+# Each place's rank (A 2 ... K) as an index into the ranks in CARD_NAMES' order (2 .. A).
+RANKS_2_TO_A = [name[0] for name in CARD_NAMES[::4]]
+PLACE_RANKS = [RANKS_2_TO_A.index(rank) for rank in RANK_ORDER]
+
+
+def _sure_ranks(card_probs: np.ndarray) -> tuple[list[tuple[int, int]], int]:
+    """Of a photo's 13 cards in order (``card_probs``: (13, 52)), those the classifier
+    reads surely (``CONFIDENT``) as another rank than their place stands for, as (place,
+    rank read), and how many it reads surely as their own."""
+    rank_probs = card_probs.reshape(13, 13, 4).sum(axis=2)  # card, rank (2..A)
+    sure = rank_probs.max(axis=1) >= CONFIDENT
+    read = rank_probs.argmax(axis=1)
+    wrong = [(k, int(read[k])) for k in range(13) if sure[k] and read[k] != PLACE_RANKS[k]]
+    right = int(sum(bool(sure[k]) and read[k] == PLACE_RANKS[k] for k in range(13)))
+    return wrong, right
+
+
 def _check_order(path: str, suit: str, card_probs: np.ndarray) -> None:
     """Raise when the base classifier, where confident, says the photo's cards are not in
     rank order. ``card_probs``: (13, 52), cards in order."""
-    by_rank_suit = card_probs.reshape(13, 13, 4)  # card, rank (2..A), suit
-    rank_probs = by_rank_suit.sum(axis=2)  # (13 cards, 13 ranks in CARD_NAMES order 2..A)
-    ranks_2_to_a = [n[0] for n in CARD_NAMES[::4]]
-    expected = [ranks_2_to_a.index(rank) for rank in RANK_ORDER]
-    wrong = [(k, int(p.argmax())) for k, p in enumerate(rank_probs)
-             if p.max() >= CONFIDENT and int(p.argmax()) != expected[k]]
-    right = sum(1 for k, p in enumerate(rank_probs)
-                if p.max() >= CONFIDENT and int(p.argmax()) == expected[k])
-    swapped = any(read == expected[j] and expected[k] == other for k, read in wrong
+    wrong, right = _sure_ranks(card_probs)
+    swapped = any(read == PLACE_RANKS[j] and PLACE_RANKS[k] == other for k, read in wrong
                   for j, other in wrong if j != k)
     if wrong and (swapped or (len(wrong) >= 3 and len(wrong) * 2 >= right)):
-        described = ", ".join(f"the {_ordinal(k + 1)} card reads {ranks_2_to_a[r]}{suit}"
+        described = ", ".join(f"the {_ordinal(k + 1)} card reads {RANKS_2_TO_A[r]}{suit}"
                               for k, r in wrong[:4])
         raise DeckError(f"{path}: cards out of order ({described}): lay the {SUIT_WORDS[suit]}"
                         " A 2 3 4 5 6 7 8 9 10 J Q K, left to right, then the next row down, "
@@ -827,17 +837,6 @@ def turned_detections(detections: Detections, shape: tuple[int, ...], turn: int
                       detections.class_probabilities)
 
 
-def _ranks_sure(card_probs: np.ndarray) -> tuple[int, int]:
-    """How many of a photo's 13 cards (in order) the classifier reads surely
-    (``CONFIDENT``) as the rank their place stands for, and as another rank."""
-    rank_probs = card_probs.reshape(13, 13, 4).sum(axis=2)
-    ranks_2_to_a = [n[0] for n in CARD_NAMES[::4]]
-    expected = [ranks_2_to_a.index(rank) for rank in RANK_ORDER]
-    sure = rank_probs.max(axis=1) >= CONFIDENT
-    right = sure & (rank_probs.argmax(axis=1) == np.array(expected))
-    return int(right.sum()), int((sure & ~right).sum())
-
-
 def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
                      read_cards: CardReader | None = None) -> SuitPhoto:
     """Box and order one calibration photo's 13 cards; raise :class:`DeckError` naming the
@@ -869,8 +868,8 @@ def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
         except DeckError as error:
             refusal = refusal or error
             continue
-        right, wrong = _ranks_sure(photo.card_probs)
-        if turn == 0 or (right >= MIN_RANKS_SURE and right > wrong):
+        wrong, right = _sure_ranks(photo.card_probs)
+        if turn == 0 or (right >= MIN_RANKS_SURE and right > len(wrong)):
             return photo
     assert refusal is not None
     raise refusal
