@@ -758,8 +758,12 @@ def page_deck() -> None:
         cards = [CardReading(card, 1.0, tuple(map(float, np.concatenate(
             [np.min(boxes, axis=0)[:2], np.max(boxes, axis=0)[2:]]))), len(boxes))
             for card, boxes in ((c, np.array(b)) for c, b in understood.card_boxes())]
+        caption = _("{suit}: the cards as understood, in order").format(suit=_(title))
+        if understood.turn:
+            caption += " " + _("(the photo read turned {degrees} degrees, as if taken from "
+                               "another side of the cards)").format(degrees=90 * understood.turn)
         st.image(annotate(understood.image, cards, None), use_container_width=True,
-                 caption=_("{suit}: the cards as understood, in order").format(suit=_(title)))
+                 caption=caption)
     ready = all(photos) and bool(name)
     if st.button(_("Learn this deck"), key="deck_learn", disabled=not ready):
         import tempfile

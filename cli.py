@@ -303,6 +303,10 @@ def cmd_deck(args: argparse.Namespace) -> int:
             else:
                 print(f"learned deck {deck.name!r} from {len(args.photos)} photos "
                       f"({len(deck.labels)} corner crops) -> {report['folder']}")
+                for photo in deck.manifest["photos"]:  # type: ignore[union-attr]
+                    if photo.get("turned"):
+                        print(f"  {photo['file']} was read turned {photo['turned']} degrees "
+                              "anticlockwise (taken from another side of the cards)")
                 print(f"read photos with it: cpoker detect PHOTO --deck {deck.name}")
         elif args.deck_command == "list":
             decks = list_decks()

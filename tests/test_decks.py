@@ -458,6 +458,23 @@ def test_cli_deck_learn_then_forget(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert code == 0 and _stored(tmp_path) == []
 
 
+def test_cli_says_which_photo_it_read_turned(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str],
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    from PIL import Image
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path / "home"))
+    hearts = tmp_path / "hearts-from-across.png"
+    Image.fromarray(np.ascontiguousarray(np.rot90(load_photo(SUIT_PHOTOS[1]), 2))).save(hearts)
+    photos = [str(SUIT_PHOTOS[0]), str(hearts), *map(str, SUIT_PHOTOS[2:])]
+    code, out, _ = run(capsys, "deck", "learn", "mine", *photos)
+    assert code == 0
+    assert "hearts-from-across.png was read turned 180 degrees" in out
+    assert "spades.jpg was read turned" not in out
+    stored = json.loads((tmp_path / "home" / "decks" / "mine" / "deck.json").read_text())
+    assert [p["turned"] for p in stored["photos"]] == [0, 180, 0, 0]
+
+
 def test_the_correction_reads_only_crops_like_the_ones_it_was_fitted_on() -> None:
     from vision.decks import MIN_LIKENESS, fit_correction
 

@@ -729,6 +729,9 @@ class SuitPhoto:
     cards: list[CardCorners]
     # The classifier's (13, 52) reading of the cards in order, when it was read.
     card_probs: np.ndarray | None = None
+    # Quarter turns (``np.rot90``) the photo was understood in: ``image`` and
+    # ``detections`` are the photo so turned (``TURNS``).
+    turn: int = 0
 
     def names(self) -> list[str]:
         return [f"{rank}{self.suit}" for rank in RANK_ORDER]
@@ -859,7 +862,7 @@ def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
                 f"{path}: found {len(cards)} cards, {verb} than the 13 {SUIT_WORDS[suit]}: "
                 "lay out all 13, apart from each other, and retake the photo")
             continue
-        photo = SuitPhoto(path, suit, seen, found, cards)
+        photo = SuitPhoto(path, suit, seen, found, cards, turn=turn)
         if read_cards is None:
             return photo
         photo.card_probs = read_cards(seen, found, cards)
@@ -964,7 +967,8 @@ def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
     deck = LearnedDeck(name, crops, labels, np.zeros(len(labels), np.int8), {
         "name": name, "created": _now(),
         "photos": [{"file": Path(p.path).name, "suit": p.suit,
-                    "corners": int(sum(len(c.corners) for c in p.cards))}
+                    "corners": int(sum(len(c.corners) for c in p.cards)),
+                    "turned": 90 * p.turn}
                    for p in understood],
         "suit_order": suits, "corrections": {"enabled": True, "count": 0}},
         features=model)
