@@ -1,7 +1,7 @@
 """How well a deck learned from four photos reads that deck, against the base reader.
 
     python -m vision.training.deck_report rendered [--decks kde-standard ...] [--trials 2]
-        [--hands 50] [--size 1024] [--seed 0] [--covered N] [--told]
+        [--hands 50] [--size 1024] [--seed 0] [--covered N] [--told] [--turn DEGREES]
     python -m vision.training.deck_report black [--hands 100] [--seed 0] [--covered N]
         [--told]
 
@@ -12,7 +12,10 @@ four suit photos (``vision.training.deck_photos``), learn the deck through the s
 ``vision.decks.learn_deck`` that ``cpoker deck learn`` runs (timed; a photo it refuses is
 rendered again, as a user retakes it, up to ``--retakes`` times, and the refusals are
 reported), then read ``--hands`` rendered 13-card photos
-of the deck (spread and rows) with the base reader and with the learned deck.
+of the deck (spread and rows) with the base reader and with the learned deck. ``--turn``:
+the four photos turned that many degrees anticlockwise before they are learned from, as a
+photo taken from across the table (180) or by a phone that wrote no orientation (90,
+270) shows them; the hands are read as drawn.
 
 ``black``: ``real-decks-dev``'s black deck (kind ``phone-black``). Its photos are split as
 the reader's training splits them (``vision.training.realdata.split_of``): the reader's
@@ -109,7 +112,7 @@ def _read(detector: CardDetector, image: np.ndarray, expected: set[str], scores:
 
 
 def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int,
-             retakes: int = 8, covered: int = COVERED, told: bool = False
+             retakes: int = 8, covered: int = COVERED, told: bool = False, turn: int = 0
              ) -> list[dict[str, object]]:
     base = CardDetector()
     results = []
@@ -122,7 +125,7 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                 paths = {}
                 for suit in SUIT_ORDER:
                     paths[suit] = Path(folder) / f"{SUIT_WORDS[suit]}.jpg"
-                    paths[suit].write_bytes(jpeg(suit_photo(rng, art, suit, size).image, 85))
+                    paths[suit].write_bytes(_calibration_photo(rng, art, suit, size, turn))
                 # A photo refused is taken again, as the user would: up to ``retakes``.
                 refusals: list[str] = []
                 learn_seconds = None
@@ -138,7 +141,7 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                         if refused is None:
                             break
                         paths[refused].write_bytes(
-                            jpeg(suit_photo(rng, art, refused, size).image, 85))
+                            _calibration_photo(rng, art, refused, size, turn))
                         continue
                     learn_seconds = time.perf_counter() - started
                     break
@@ -162,6 +165,13 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                             **{key: _summary(value) for key, value in scores.items()}})
             print(json.dumps(results[-1]), flush=True)
     return results
+
+
+def _calibration_photo(rng: np.random.Generator, art: object, suit: str, size: int,
+                       turn: int) -> bytes:
+    """A suit's calibration photo as a JPEG, turned ``turn`` degrees anticlockwise."""
+    image = suit_photo(rng, art, suit, size).image  # type: ignore[arg-type]
+    return jpeg(np.ascontiguousarray(np.rot90(image, turn // 90)), 85)
 
 
 def _jpeg_round_trip(image: np.ndarray, quality: int) -> np.ndarray:
@@ -313,6 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     made.add_argument("--retakes", type=int, default=8,
                       help="photos taken again after a refusal, per trial")
     made.add_argument("--seed", type=int, default=0)
+    made.add_argument("--turn", type=int, choices=[0, 90, 180, 270], default=0,
+                      help="turn the four calibration photos this many degrees "
+                           "anticlockwise before learning from them (default 0)")
     real = sub.add_parser("black", help="real-decks-dev's black deck")
     real.add_argument("--hands", type=int, default=100)
     real.add_argument("--seed", type=int, default=0)
@@ -327,7 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "rendered":
         decks = args.decks or available_decks("val")
         results: object = rendered(decks, args.trials, args.hands, args.size, args.seed,
-                                   args.retakes, args.covered, args.told)
+                                   args.retakes, args.covered, args.told, args.turn)
         totals: dict[str, list[float]] = {"base": [], "deck": []}
         for result in results:
             for key in totals:
