@@ -310,7 +310,6 @@ def test_bad_photos_are_named_and_nothing_is_saved(kind: str, message: str,
 
 @pytest.mark.parametrize("turn", [1, 2, 3])
 def test_detections_turn_with_the_photo(turn: int) -> None:
-    from vision.decks import turned_detections
     from vision.detections import Detections
 
     photo = np.zeros((60, 100, 3), np.uint8)
@@ -320,9 +319,9 @@ def test_detections_turn_with_the_photo(turn: int) -> None:
     turned = np.rot90(photo, turn)
     ys, xs = np.nonzero(turned[:, :, 0])
     want = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
-    assert turned_detections(found, photo.shape, turn).xyxy[0].tolist() == want
-    assert turned_detections(turned_detections(found, photo.shape, turn), turned.shape,
-                             4 - turn).xyxy[0].tolist() == [70, 10, 90, 20]
+    assert found.turned(photo.shape, turn).xyxy[0].tolist() == want
+    assert found.turned(photo.shape, turn).turned(turned.shape, 4 - turn).xyxy[0].tolist() \
+        == [70, 10, 90, 20]
 
 
 @pytest.mark.parametrize("turn", [2, 1])

@@ -997,12 +997,12 @@ def test_the_detector_reads_parts_on_the_whole_photos_canvas() -> None:
 
 def test_parts_turn_with_the_photo() -> None:
     """A part of a photo, turned a quarter with it (``np.rot90``), holds the same pixels."""
-    from vision.detector import _turned_parts
+    from vision.detections import quarter_turned
 
     rng = np.random.default_rng(3)
     photo = rng.integers(0, 255, (60, 90), np.uint8)
     parts = np.array([[10, 5, 40, 30], [0, 0, 90, 60], [70, 20, 90, 60]])
-    for (x1, y1, x2, y2), (u1, v1, u2, v2) in zip(parts, _turned_parts(parts, 90),
+    for (x1, y1, x2, y2), (u1, v1, u2, v2) in zip(parts, quarter_turned(parts, 90),
                                                   strict=True):
         np.testing.assert_array_equal(np.rot90(photo[y1:y2, x1:x2]),
                                       np.rot90(photo)[v1:v2, u1:u2])

@@ -826,20 +826,6 @@ MIN_RANKS_SURE = 3
 CardReader = Callable[[np.ndarray, Detections, list[CardCorners]], np.ndarray]
 
 
-def turned_detections(detections: Detections, shape: tuple[int, ...], turn: int
-                      ) -> Detections:
-    """``detections`` of a photo of ``shape`` in the pixels of ``np.rot90(photo, turn)``:
-    a quarter turn anticlockwise takes pixel (x, y) to (y, width - x)."""
-    height, width = shape[:2]
-    x1, y1, x2, y2 = (detections.xyxy[:, k].astype(np.float64) for k in range(4))
-    for _ in range(turn % 4):
-        x1, y1, x2, y2 = y1, width - x2, y2, width - x1
-        width, height = height, width
-    xyxy = np.stack([x1, y1, x2, y2], axis=1).astype(detections.xyxy.dtype)
-    return Detections(xyxy, detections.confidence, detections.class_id, detections.names,
-                      detections.class_probabilities)
-
-
 def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
                      read_cards: CardReader | None = None) -> SuitPhoto:
     """Box and order one calibration photo's 13 cards; raise :class:`DeckError` naming the
@@ -853,8 +839,7 @@ def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
                         "corners visible, and retake the photo")
     refusal: DeckError | None = None  # what is wrong with the photo as taken
     for turn in TURNS if read_cards is not None else (0,):
-        seen = image if turn == 0 else np.ascontiguousarray(np.rot90(image, turn))
-        found = detections if turn == 0 else turned_detections(detections, image.shape, turn)
+        found = detections.turned(image.shape, turn) if turn else detections
         cards = order_cards(found.xyxy, found.labels, expect=13)
         if len(cards) != 13:
             verb = "fewer" if len(cards) < 13 else "more"
@@ -862,6 +847,8 @@ def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
                 f"{path}: found {len(cards)} cards, {verb} than the 13 {SUIT_WORDS[suit]}: "
                 "lay out all 13, apart from each other, and retake the photo")
             continue
+        # The photo itself is turned only for a turn whose cards are counted right.
+        seen = np.ascontiguousarray(np.rot90(image, turn)) if turn else image
         photo = SuitPhoto(path, suit, seen, found, cards, turn=turn)
         if read_cards is None:
             return photo
@@ -929,6 +916,7 @@ def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
     steps = len(photos) + 2
     tell = progress or (lambda step, total, what: None)
     model = shared_features()
+    read_cards = card_reader(model)
     understood: list[SuitPhoto] = []
     suit_reads: list[tuple[str, str, tuple[str | None, int, int]]] = []
     contents: dict[str, str] = {}
@@ -947,7 +935,7 @@ def learn_deck(name: str, photos: Sequence[str | Path], suits: str = SUIT_ORDER,
             image = load_photo(path)
         except PhotoError as error:
             raise DeckError(str(error)) from None
-        photo = understand_photo(str(path), suit, image, detector, card_reader(model))
+        photo = understand_photo(str(path), suit, image, detector, read_cards)
         assert photo.card_probs is not None
         suit_reads.append((str(path), suit, _suit_read(photo.card_probs)))
         understood.append(photo)

@@ -64,7 +64,24 @@ class Detections:
         return Detections(self.xyxy * factor, self.confidence, self.class_id, self.names,
                           self.class_probabilities)
 
+    def turned(self, shape: tuple[int, ...], turns: int) -> Detections:
+        """These boxes of a photo of ``shape`` in the pixels of ``np.rot90(photo, turns)``."""
+        height, width = shape[:2]
+        xyxy = self.xyxy
+        for _ in range(turns % 4):
+            xyxy = quarter_turned(xyxy, width)
+            width, height = height, width
+        return Detections(xyxy.astype(self.xyxy.dtype), self.confidence, self.class_id,
+                          self.names, self.class_probabilities)
+
     @property
     def longer_sides(self) -> np.ndarray:
         """Each box's longer side: an index's size whichever way its card is turned."""
         return np.maximum(self.xyxy[:, 2] - self.xyxy[:, 0], self.xyxy[:, 3] - self.xyxy[:, 1])
+
+
+def quarter_turned(xyxy: np.ndarray, width: float) -> np.ndarray:
+    """Rectangles (x1 y1 x2 y2) of a photo ``width`` pixels wide, in ``np.rot90`` of it: a
+    quarter turn anticlockwise takes pixel (x, y) to (y, width - x)."""
+    x1, y1, x2, y2 = np.asarray(xyxy).T
+    return np.stack([y1, width - x2, y2, width - x1], axis=1)

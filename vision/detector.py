@@ -28,7 +28,7 @@ from .classifier import (
     blended_index,
     blended_readings,
 )
-from .detections import Detections
+from .detections import Detections, quarter_turned
 from .netinput import (
     CROP,
     MARGIN,
@@ -660,13 +660,6 @@ def _shifted(found: Detections, left: int, top: int) -> Detections:
                       found.class_probabilities)
 
 
-def _turned_parts(parts: np.ndarray, width: int) -> np.ndarray:
-    """Rectangles (x1 y1 x2 y2) of a photo ``width`` pixels wide, in ``np.rot90`` of it
-    (``_turned_back`` the other way)."""
-    x1, y1, x2, y2 = parts.T
-    return np.stack([y1, width - x2, y2, width - x1], axis=1)
-
-
 def joined(found: Detections, more: Detections) -> Detections:
     """The boxes of both, overlapping or not (with their names' probabilities, when both
     have them)."""
@@ -957,7 +950,7 @@ class CardDetector:
             read.append(side)
             seen = np.ascontiguousarray(np.rot90(image)) if turned else image
             seen_parts = parts if parts is None or not turned else \
-                _turned_parts(parts, image.shape[1])
+                quarter_turned(parts, image.shape[1])
             found = self._read_parts(self.locator, seen, threshold, {"side": side}, seen_parts)
             if light_on_dark:
                 found = self._and_negative(seen, found, {"side": side})
