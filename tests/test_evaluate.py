@@ -215,3 +215,41 @@ def test_only_a_set_that_says_so_counts_as_labelled_by_whole_cards(tmp_path: Pat
     assert not whole_card_labels(tmp_path)  # a value's trailing remark is no header
     (tmp_path / "data.yaml").write_text("  # Whole-card boxes\nnames: [As, Ah]\n")
     assert whole_card_labels(tmp_path)
+
+
+def test_scenes_right_are_also_counted_among_those_whose_every_card_can_be_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scene read right, one read wrong, and one with a card showing its suit alone
+    (read without it: wrong as labelled, not counted among the readable scenes)."""
+    from types import SimpleNamespace
+
+    from vision.training import evaluate as evaluation
+
+    hand = ["6d", "7c", "Qh"]
+    (tmp_path / "data.yaml").write_text("names:\n" + "".join(
+        f"  {i}: '{name}'\n" for i, name in enumerate(CARD_NAMES)))
+    for split in ("images", "labels"):
+        (tmp_path / split / "val").mkdir(parents=True)
+    read_as = {"right": hand, "wrong": [*hand[:2], "Qd"], "hidden": hand[:2]}
+    with (tmp_path / "manifest.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["image", "layout", "unreadable"])
+        for name in read_as:
+            (tmp_path / "images" / "val" / f"{name}.jpg").write_bytes(b"")
+            (tmp_path / "labels" / "val" / f"{name}.txt").write_text("".join(
+                f"{CARD_NAMES.index(card)} 0.5 0.5 0.01 0.01\n" for card in hand))
+            writer.writerow([f"images/val/{name}.jpg", "fan", "Qh" if name == "hidden" else ""])
+
+    def read(path: object, *_: object, **__: object) -> SimpleNamespace:
+        return SimpleNamespace(card_names=read_as[Path(str(path)).stem], rows=None)
+
+    monkeypatch.setattr(evaluation, "read_photo", read)
+    scores = evaluation.evaluate(tmp_path, detector=None, by="layout")
+    assert (scores.photos, scores.exact) == (3, 1)
+    assert (scores.readable_scenes, scores.readable_right) == (2, 1)
+    assert scores.to_dict()["readable_right"] == 0.5
+    assert scores.groups["fan"].readable_scenes == 2
+    # A manifest drawn before the column existed says nothing of it.
+    (tmp_path / "manifest.csv").write_text("image,layout\n" + "".join(
+        f"images/val/{name}.jpg,fan\n" for name in read_as))
+    assert "readable_scenes" not in evaluation.evaluate(tmp_path, detector=None).to_dict()

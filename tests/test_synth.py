@@ -407,3 +407,76 @@ def test_a_rows_scene_carries_its_rows_into_the_manifest(tmp_path: Path, cache: 
         image, placed = line.split(",")[0], set(line.split(",")[6].split())
         assert set().union(*rows[image].values()) == placed
         assert [len(rows[image][row]) for row in ("front", "middle", "back")] == [3, 5, 5]
+
+
+def test_a_corner_parts_its_rank_from_the_suit_under_it() -> None:
+    from vision.training.synth.decks import corner_glyphs, glyph_hulls, ink_mask
+
+    rank, suit = (20, 23, 70, 87), (13, 101, 70, 172)
+    card = _card([rank, suit])
+    parts = glyph_hulls(ink_mask(card), find_corner(card))
+    assert parts is not None
+    spans = [(*hull.min(axis=0), *hull.max(axis=0)) for hull in parts]
+    assert spans == [rank, suit]  # hulls run along pixel edges: exclusive ends, as boxes
+    # A rank touching its suit, or one index set side by side, cannot be parted.
+    assert glyph_hulls(ink_mask(_card([(20, 23, 70, 101), (13, 101, 70, 172)])),
+                       (13, 23, 70, 172)) is None
+    # The bottom-right index is read turned, and its hulls turned back: its rank lies
+    # under its suit on the card as it stands.
+    h, w = card.shape[:2]
+    both = _card([rank, suit, (w - 70, h - 87, w - 20, h - 23), (w - 70, h - 172, w - 13, h - 101)])
+    corners = (find_corner(both), (w - 70, h - 172, w - 13, h - 23))
+    top, bottom = corner_glyphs(both, corners)
+    assert top is not None and bottom is not None
+    assert bottom[0].min(axis=0).tolist() == [w - 70, h - 87]  # the rank, turned back
+    assert bottom[1].max(axis=0).tolist() == [w - 13, h - 101]  # the suit above it
+
+
+def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) -> None:
+    from vision.training.synth.scene import _readable_corners
+
+    deck = load_deck(PROCEDURAL, cache)
+    card = "7h"
+    height = deck.images[card].shape[0]
+    placed = [(card, np.eye(3), 1.0)]
+    owner = np.zeros((height, height), np.int16)  # the card alone, on top everywhere
+    whole = (0, height)
+    assert len(_readable_corners(deck, placed, owner, whole)) == 2
+    # Another card over the 60 % of each rank furthest from its suit (its upper loop):
+    # three quarters of each index still show (labelled, as a detector should box it),
+    # but no corner shows enough of the card's rank to tell a 7 from a 1.
+    for k, (parts, hull) in enumerate(zip(deck.glyphs[card], deck.hulls[card], strict=True)):
+        assert parts is not None
+        x0, y0 = parts[0].min(axis=0).astype(int)
+        x1, y1 = parts[0].max(axis=0).astype(int)
+        if k == 0:  # the top-left rank stands above its suit, the bottom-right one below
+            owner[y0:y0 + round(0.6 * (y1 - y0)), x0:x1] = 1
+        else:
+            owner[y1 - round(0.6 * (y1 - y0)):y1, x0:x1] = 1
+        assert _visible_box(hull, np.eye(3), owner, 0) is not None
+    assert _readable_corners(deck, placed, owner, whole) == []
+    # The photo's frame ends under the top-left index's rank: that corner is not readable,
+    # the bottom-right one (uncovered again) is.
+    owner[:] = 0
+    rank_bottom = int(deck.glyphs[card][0][0][:, 1].max())  # type: ignore[index]
+    readable = _readable_corners(deck, placed, owner, (rank_bottom - 5, height))
+    assert len(readable) == 1 and readable[0][1][2] > 0.5  # its box in the lower half
+
+
+def test_the_manifest_names_the_cards_no_corner_shows_readably(tmp_path: Path,
+                                                               cache: Path) -> None:
+    from vision.training.labels import manifest_unreadable
+
+    generate(tmp_path, count=20, seed=8, size=256, val_fraction=0.5, decks=[PROCEDURAL],
+             val_decks=[PROCEDURAL], layouts=["fan", "overlap"], workers=1, progress=False,
+             cache_dir=cache)
+    unreadable = manifest_unreadable(tmp_path)
+    assert unreadable is not None and len(unreadable) == 20
+    names = _read_yaml_names(tmp_path / "data.yaml")
+    some = 0
+    for image, cards in unreadable.items():
+        label = (tmp_path / image.replace("images", "labels")).with_suffix(".txt")
+        labelled = {names[int(line.split()[0])] for line in label.read_text().splitlines()}
+        assert cards <= labelled, image  # only cards that are there, labelled
+        some += len(cards)
+    assert some > 0  # fans and piles cover ranks

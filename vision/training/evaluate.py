@@ -16,6 +16,11 @@ it reads, so the figures are per card and per photo, not per box:
   scenes whose 13 cards all show a corner count (``rows_scenes``); a scene with a card
   hidden cannot be set right by anyone. ``rows_cards_right``: how many of those read their
   13 cards exactly right, so the rows lost by grouping alone are the difference.
+- readable scenes right (rendered sets drawn since session 61): the share read exactly
+  right of the scenes whose every labelled card shows its rank and its suit in one corner
+  (``readable_scenes``). A label stands for an index half of whose ink shows, which may be
+  the suit alone: the card is there, and no one can name it from the photo
+  (``vision.training.synth.scene.READABLE_RANK``, the manifest's ``unreadable``).
 
 The truth is the labels as corrected by ``datasets/errata.toml`` (labels of the shared
 sets found wrong by eye, ``vision.training.errata``); ``--raw-labels`` measures against
@@ -70,6 +75,7 @@ from .labels import (
     manifest_column,
     manifest_hand_rows,
     manifest_rows,
+    manifest_unreadable,
     select_images,
     truth,
     whole_card_labels,
@@ -95,6 +101,8 @@ class Scores:
     rows_scenes: int = 0  # scenes laid out in rows, every card showing a corner
     rows_right: int = 0  # of those, read with each row holding its cards
     rows_cards_right: int = 0  # of those, read with the 13 cards exactly right
+    readable_scenes: int = 0  # rendered scenes whose every card shows rank and suit
+    readable_right: int = 0  # of those, read exactly right
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
@@ -111,6 +119,10 @@ class Scores:
         self.rows_scenes += 1
         self.rows_right += rows_right
         self.rows_cards_right += cards_right
+
+    def add_readable(self, right: bool) -> None:
+        self.readable_scenes += 1
+        self.readable_right += right
 
     @property
     def precision(self) -> float:
@@ -136,6 +148,9 @@ class Scores:
                 "rows_right": round(self.rows_right / self.rows_scenes, 4),
                 "rows_cards_right": round(self.rows_cards_right / self.rows_scenes, 4)}
                if self.rows_scenes else {}),
+            **({"readable_scenes": self.readable_scenes,
+                "readable_right": round(self.readable_right / self.readable_scenes, 4)}
+               if self.readable_scenes else {}),
         }
 
 
@@ -308,6 +323,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     scores = Scores()
     group = group_of(data, by) if by else {}
     hand_rows = manifest_hand_rows(data)
+    unreadable = manifest_unreadable(data)
     for image_path in photos_to_read(data, split, layouts, shots)[:limit]:
         expected = truth(image_path, names, errata)
         scores.corrected += errata.for_image(image_path) is not None
@@ -326,6 +342,10 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             else rows_right(rows, reading.rows)
         if rows_read is not None:
             scores.add_rows(rows_read, found == expected)
+        key = image_path.relative_to(data).as_posix()
+        readable = unreadable is not None and not unreadable.get(key, expected)
+        if readable:
+            scores.add_readable(found == expected)
         missed = expected - found
         if fates or (gates is not None and missed):
             width, height = reading.size
@@ -355,6 +375,8 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             part.add(image_path.name, found, expected, seconds)
             if rows_read is not None:
                 part.add_rows(rows_read, found == expected)
+            if readable:
+                part.add_readable(found == expected)
     return scores
 
 
@@ -540,8 +562,10 @@ def main(argv: list[str] | None = None) -> int:
         for key, part in sorted(scores.groups.items()):
             rows = f", rows right {part.rows_right / part.rows_scenes:.4f} of " \
                 f"{part.rows_scenes}" if part.rows_scenes else ""
+            readable = f", readable scenes right {part.readable_right / part.readable_scenes:.4f}" \
+                f" of {part.readable_scenes}" if part.readable_scenes else ""
             print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
-                  f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}{rows}")
+                  f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}{rows}{readable}")
         for miss in scores.misses[: args.misses]:
             print(f"  {miss['image']}: missed {miss['missed']} wrong {miss['wrong']}")
     return 0

@@ -166,6 +166,17 @@ def manifest_hand_rows(data: Path) -> dict[str, HandRows]:
     return found
 
 
+def manifest_unreadable(data: Path) -> dict[str, frozenset[str]] | None:
+    """Image path (relative to DATA) -> the labelled cards of the rendered scene that no
+    corner shows readably (``manifest.csv``'s ``unreadable`` column,
+    ``vision.training.synth.scene.READABLE_RANK``); None for a manifest without the column
+    (written before session 61, or a set that is not rendered)."""
+    rows = manifest_rows(data)
+    if not rows or "unreadable" not in rows[0]:
+        return None
+    return {row["image"]: frozenset((row["unreadable"] or "").split()) for row in rows}
+
+
 def select_images(data: Path, split: str | None, layouts: Sequence[str] | None = None
                   ) -> list[Path]:
     """The photos of ``split``, only those of ``layouts`` when given (rendered sets)."""

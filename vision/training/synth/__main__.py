@@ -7,8 +7,10 @@
 The output holds ``images/{train,val}/*.jpg``, ``labels/{train,val}/*.txt``, ``data.yaml``
 (class names in ``engine.cards.CARD_NAMES`` order) and ``manifest.csv`` (every scene's
 deck, layout, background, the cards placed, hidden ones included, the card's size in
-pixels and what the camera did: blur, motion, resolution lost, noise, JPEG quality, and a
-set hand's rows for the scenes laid out in rows: ``rows_cell``).
+pixels and what the camera did: blur, motion, resolution lost, noise, JPEG quality, a
+set hand's rows for the scenes laid out in rows: ``rows_cell``, and the labelled cards
+that no corner shows readably: ``unreadable``, ``scene.READABLE_RANK``; tiles leave it
+empty).
 Scene ``i`` of a split depends only on (seed, split, i), so the same command writes the
 same bytes, and a larger ``--count`` extends a smaller one. Validation scenes use held-out
 decks and backgrounds.
@@ -79,7 +81,8 @@ def _render_one(job: Job) -> list[list[str]]:
         (root / "labels" / split / f"{stem}.txt").write_text(yolo_lines(scene))
         return [[f"images/{split}/{stem}.jpg", split, scene.deck, scene.layout,
                  scene.background, str(len(scene.labels)), " ".join(scene.cards), *camera,
-                 str(scene.jpeg_quality), "", rows_cell(scene.rows)]]
+                 str(scene.jpeg_quality), "", rows_cell(scene.rows),
+                 " ".join(scene.unreadable)]]
     rows = []
     for k, (image, labels, height) in enumerate(cut_tiles(rng, scene, tiles, tile)):
         part = Scene(image, labels, scene.cards, scene.layout, scene.deck, scene.background,
@@ -89,7 +92,7 @@ def _render_one(job: Job) -> list[list[str]]:
         (root / "labels" / split / f"{name}.txt").write_text(yolo_lines(part))
         rows.append([f"images/{split}/{name}.jpg", split, scene.deck, scene.layout,
                      scene.background, str(len(labels)), " ".join(scene.cards), *camera,
-                     str(scene.jpeg_quality), f"{height:.1f}", ""])
+                     str(scene.jpeg_quality), f"{height:.1f}", "", ""])
     return rows
 
 
@@ -151,7 +154,8 @@ def generate(out: Path, count: int, seed: int, size: int = 640, val_fraction: fl
     with open(out / "manifest.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["image", "split", "deck", "layout", "background", "boxes", "cards",
-                         *CAMERA_COLUMNS, "jpeg_quality", "index_px", "rows"])
+                         *CAMERA_COLUMNS, "jpeg_quality", "index_px", "rows",
+                         "unreadable"])
         writer.writerows(rows)
     return write_data_yaml(out)
 

@@ -25,7 +25,7 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -154,6 +154,7 @@ DECK_SOURCES: tuple[DeckSource, ...] = (
 SOURCES_BY_NAME = {source.name: source for source in DECK_SOURCES}
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in card pixels, exclusive ends
+Glyphs = tuple[np.ndarray, np.ndarray]  # a corner's rank and suit ink hulls, Nx2 card pixels
 
 
 @dataclass
@@ -164,6 +165,9 @@ class Deck:
     images: dict[str, np.ndarray]  # card name -> HxWx4 uint8, RGBA
     corners: dict[str, tuple[Box, Box]]  # card name -> (top-left box, bottom-right box)
     hulls: dict[str, tuple[np.ndarray, np.ndarray]]  # the index ink's convex hulls, Nx2
+    # Each corner's rank and suit ink hulls apart (``glyph_hulls``; None where the two do
+    # not split): whether a person can read a corner is whether both glyphs show.
+    glyphs: dict[str, tuple[Glyphs | None, Glyphs | None]] = field(default_factory=dict)
 
     @property
     def aspect(self) -> float:
@@ -514,6 +518,48 @@ def ink_hull(card: np.ndarray, box: Box) -> list[list[int]]:
     return hull.tolist()
 
 
+def glyph_hulls(ink: np.ndarray, box: Box) -> Glyphs | None:
+    """The rank's and the suit's hulls of the upright index in ``box`` of a card's ink
+    (``ink_mask``), in card pixels as ``ink_hull``, split at the widest band of blank rows
+    between ink: the rank stands above its suit. None where no such band parts them
+    (glyphs touching, or set side by side): then only the index as a whole can be
+    judged."""
+    x0, y0, x1, y1 = box
+    ink = ink[y0:y1, x0:x1]
+    inked = np.flatnonzero(ink.any(axis=1))
+    if len(inked) < 2:
+        return None
+    gaps = np.diff(inked)
+    widest = int(gaps.argmax())
+    if gaps[widest] < 2:  # no blank row between the first ink row and the last
+        return None
+    cut = int(inked[widest]) + 1  # the first blank row under the rank
+    parts = []
+    for rows in (slice(0, cut), slice(cut, None)):
+        ys, xs = np.nonzero(ink[rows])
+        if len(xs) < 3:
+            return None
+        ys = ys + (rows.start or 0)
+        points = np.concatenate([np.stack([xs, ys], 1), np.stack([xs + 1, ys + 1], 1),
+                                 np.stack([xs + 1, ys], 1), np.stack([xs, ys + 1], 1)])
+        hull = cv2.convexHull((points + np.array([x0, y0])).astype(np.int32)).reshape(-1, 2)
+        parts.append(hull.astype(np.float32))
+    return parts[0], parts[1]
+
+
+def corner_glyphs(card: np.ndarray, corners: tuple[Box, Box]
+                  ) -> tuple[Glyphs | None, Glyphs | None]:
+    """``glyph_hulls`` of both corners of ``card``: the bottom-right index is read on the
+    card turned 180 degrees, where it stands upright, and its hulls turned back."""
+    h, w = card.shape[:2]
+    ink = ink_mask(card)
+    x0, y0, x1, y1 = corners[1]
+    turned = glyph_hulls(ink[::-1, ::-1], (w - x1, h - y1, w - x0, h - y0))
+    back = None if turned is None else tuple(
+        (np.array([w, h], np.float32) - hull) for hull in turned)
+    return glyph_hulls(ink, corners[0]), back  # type: ignore[return-value]
+
+
 # ------------------------------------------------------------------- the procedural deck
 
 
@@ -653,7 +699,8 @@ def load_deck(name: str, cache_dir: Path = CACHE) -> Deck:
     corners = {card: (tuple(tl), tuple(br)) for card, (tl, br) in meta["corners"].items()}
     hulls = {card: (np.array(tl, np.float32), np.array(br, np.float32))
              for card, (tl, br) in meta["hulls"].items()}
-    return Deck(name, images, corners, hulls)  # type: ignore[arg-type]
+    glyphs = {card: corner_glyphs(images[card], corners[card]) for card in CARD_NAMES}
+    return Deck(name, images, corners, hulls, glyphs)  # type: ignore[arg-type]
 
 
 def preview(names: Sequence[str], out: Path, cards: Sequence[str] = ("As", "Kh", "Qd", "Jc",

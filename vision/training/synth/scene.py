@@ -31,6 +31,18 @@ MIN_BOX_PX = 3  # a visible index narrower or shorter than this is too small to 
 # (camera noise alone: no ink left to read); the next faintest measured 0.043 and can be
 # made out (session 14).
 MIN_INDEX_CONTRAST = 0.03
+# A labelled index may show only its suit (its rank under the next card, or past the
+# photo's edge), or only its rank: labelled, since half its ink is there, but no one can
+# name the card from it (a red 3 is the 3 of hearts or of diamonds). A card is readable
+# where one corner shows these shares of its rank's ink hull and of its suit's
+# (``Deck.glyphs``; the rank's of the whole index where the two do not split), in frame,
+# on top and not washed out. The manifest names the labelled cards that are not
+# (``unreadable``). Half of each, the lenient bar: looked at on tune-1280b (session 61),
+# a card with less shows no rank or no suit a person could name (except a four-colour
+# deck's suit, told by its colour); at three quarters, half the cards the bar adds are
+# still readable by eye.
+READABLE_RANK = 0.5
+READABLE_SUIT = 0.5
 
 
 Label = tuple[int, float, float, float, float]  # class, cx, cy, w, h in [0, 1] of the photo
@@ -49,6 +61,8 @@ class Scene:
     # A "rows" layout's set hand, front (3 cards) / middle / back (5 each), each row as
     # ``rows_of`` finds it; None for the other layouts.
     rows: dict[str, list[str]] | None = None
+    # The labelled cards no corner of which shows its rank and suit (``READABLE_RANK``).
+    unreadable: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------------------- layouts
@@ -232,17 +246,20 @@ def _warp_card(image: np.ndarray, h: np.ndarray, size: int
     return warped, (x0, y0, x1, y1)
 
 
-def _visible_box(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int
-                 ) -> tuple[int, int, int, int] | None:
-    """Box of the part of a projected index hull that is in frame and on top, if enough."""
-    size = owner.shape[0]
+def _shown(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int,
+           rows: tuple[int, int] | None = None
+           ) -> tuple[np.ndarray, tuple[int, int], float, float] | None:
+    """Where a projected ink hull shows: in frame (within ``rows`` of it when given) and on
+    top. Returns the mask of its pixels that show, the mask's offset (x, y) in the photo,
+    the hull's projected area and its pixel count; None when none of it is in frame."""
     poly = project(h, hull.astype(np.float64))
     area = abs(cv2.contourArea(poly.astype(np.float32)))
     if area < 4:
         return None
+    top, bottom = rows or (0, owner.shape[0])
     x0, y0 = np.floor(poly.min(axis=0)).astype(int)
     x1, y1 = np.ceil(poly.max(axis=0)).astype(int) + 1
-    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, 0), min(x1, size), min(y1, size)
+    cx0, cy0, cx1, cy1 = max(x0, 0), max(y0, top), min(x1, owner.shape[1]), min(y1, bottom)
     if cx1 <= cx0 or cy1 <= cy0:
         return None
     mask = np.zeros((cy1 - cy0, cx1 - cx0), np.uint8)
@@ -252,8 +269,18 @@ def _visible_box(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int
     inner = poly - 0.5 * np.sign(poly - poly.mean(axis=0)) - 0.5 - np.array([cx0, cy0])
     cv2.fillPoly(mask, [np.round(inner * 16).astype(np.int32)], 1, shift=4)
     shown = (mask > 0) & (owner[cy0:cy1, cx0:cx1] == index)
+    return shown, (cx0, cy0), area, float(mask.sum())
+
+
+def _visible_box(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int
+                 ) -> tuple[int, int, int, int] | None:
+    """Box of the part of a projected index hull that is in frame and on top, if enough."""
+    found = _shown(hull, h, owner, index)
+    if found is None:
+        return None
+    shown, (cx0, cy0), area, filled = found
     # Out-of-frame parts count as hidden: the denominator is the whole hull's area.
-    if shown.sum() < MIN_VISIBLE * max(area, float(mask.sum())):
+    if shown.sum() < MIN_VISIBLE * max(area, filled):
         return None
     ys, xs = np.nonzero(shown)
     box = (cx0 + int(xs.min()), cy0 + int(ys.min()), cx0 + int(xs.max()) + 1,
@@ -261,6 +288,37 @@ def _visible_box(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int
     if box[2] - box[0] < MIN_BOX_PX or box[3] - box[1] < MIN_BOX_PX:
         return None
     return box
+
+
+def _shown_share(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int,
+                 rows: tuple[int, int]) -> float:
+    """Share of a projected ink hull that lies in the photo's rows ``rows`` and on top."""
+    found = _shown(hull, h, owner, index, rows)
+    return 0.0 if found is None else float(found[0].sum()) / max(found[2], 1.0)
+
+
+def _readable_corners(deck: Deck, placed: Sequence[tuple[str, np.ndarray, float]],
+                      owner: np.ndarray, rows: tuple[int, int]) -> list[tuple[str, Label]]:
+    """Each corner that shows ``READABLE_RANK`` of its rank and ``READABLE_SUIT`` of its
+    suit, with its label as the square scene's (to judge its ink against the light once
+    lit)."""
+    size = owner.shape[0]
+    found: list[tuple[str, Label]] = []
+    for index, (card, h, ratio) in enumerate(placed):
+        glyphs = deck.glyphs.get(card, (None, None))
+        for hull, parts in zip(deck.hulls[card], glyphs, strict=True):
+            shares = [_shown_share(part * ratio, h, owner, index, rows)
+                      for part in (parts or (hull,))]
+            if shares[0] < READABLE_RANK or shares[-1] < (
+                    READABLE_SUIT if parts else READABLE_RANK):
+                continue
+            box = _visible_box(hull * ratio, h, owner, index)
+            if box is not None:
+                x0, y0, x1, y1 = box
+                found.append((card, (CLASS_OF[card], (x0 + x1) / 2 / size,
+                                     (y0 + y1) / 2 / size, (x1 - x0) / size,
+                                     (y1 - y0) / size)))
+    return found
 
 
 def _lighting(rng: Rng, size: int) -> np.ndarray:
@@ -425,20 +483,27 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
             labels.append((CLASS_OF[card], (x0 + x1) / 2 / size, (y0 + y1) / 2 / size,
                            (x1 - x0) / size, (y1 - y0) / size))
 
+    top = (size - frame) // 2
+    readable_corners = _readable_corners(deck, placed, owner, (top, top + frame))
+
     canvas *= _lighting(rng, size)
     if rng.random() < 0.35:
         canvas += _glare(rng, size)
     canvas = np.clip(canvas, 0, 1)
     # Judged on the lit scene, before the camera's noise adds a spread of its own.
     labels = shown_labels(canvas, labels)
+    readable = {card for card, label in readable_corners
+                if index_contrast(canvas, label) >= MIN_INDEX_CONTRAST}
     canvas, camera = _camera(rng, canvas)
     image = (np.clip(canvas, 0, 1) * 255 + 0.5).astype(np.uint8)
     quality = int(rng.integers(35, 96))
     if frame < size:
-        image, labels = _cut_rows(image, labels, (size - frame) // 2, frame)
+        image, labels = _cut_rows(image, labels, top, frame)
     rows = rows_of(poses, cards) if layout == "rows" and placed_cards is None else None
+    labelled = {CARD_NAMES[label[0]] for label in labels}
+    unreadable = tuple(card for card in cards if card in labelled and card not in readable)
     return Scene(image, labels, cards, layout, deck.name, kind, quality,
-                 {"card_px": card_px, **camera}, rows)
+                 {"card_px": card_px, **camera}, rows, unreadable)
 
 
 def shown_labels(canvas: np.ndarray, labels: list[Label]) -> list[Label]:
