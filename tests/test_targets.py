@@ -46,6 +46,7 @@ def _evaluate(precision: float, recall: float, right: float, **more: object) -> 
 TOML = """
 [readings.hands]
 command = ["-m", "vision.training.evaluate", "x"]
+draw = "bash tools/eval_sets.sh x"
 [readings.decks]
 command = ["-m", "vision.training.evaluate", "y"]
 [readings.speed]
@@ -102,7 +103,8 @@ def test_each_target_reads_its_figure_and_says_met_not_met_or_not_read(tmp_path:
     assert by_what["hands all right"].verdict() == "**met**"
     # A set with no rows in its manifest holds no rows figure: not read, not guessed.
     assert by_what["rows right"].value is None
-    assert "hands holds no rows_right" in by_what["rows right"].verdict()
+    assert "hands holds no rows_right (drawn before it was recorded? bash tools/eval_sets.sh x)" \
+        in by_what["rows right"].verdict()
     assert by_what["black deck F1"].value == pytest.approx(2 * 0.98 * 0.96 / 1.94)
     assert by_what["black deck F1"].verdict() == "not met"
     assert "run `python -m vision.training.targets run" in by_what["a photo's time"].verdict()

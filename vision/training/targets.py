@@ -188,8 +188,12 @@ def standings(readings: Mapping[str, Reading], targets: Sequence[Target], out: P
             found.append(Standing(target, None, result))
             continue
         value = figure_of(result, target.figure)
+        # A set drawn before its manifest recorded a figure (rows, readable cards) holds
+        # none: drawn again, it does.
+        draw = readings[target.reading].draw
         found.append(Standing(target, value, "" if value is not None else
-                              f"{target.reading} holds no {target.figure}",
+                              f"{target.reading} holds no {target.figure}"
+                              + (f" (drawn before it was recorded? {draw})" if draw else ""),
                               written[target.reading]))
     return found
 
