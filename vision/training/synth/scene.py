@@ -5,7 +5,9 @@ the layout is scaled and centred on the canvas, and one perspective transform (t
 tilt) is applied to everything. Each card is warped with its own homography and composited
 in z-order with a soft drop shadow, while an "owner" map records which card is on top of
 every pixel. A corner index is labelled when at least ``MIN_VISIBLE`` of its ink hull is
-both inside the frame and on top; its box is the bounding box of the part that shows.
+both inside the frame and on top; its box is the bounding box of the part that shows. A
+labelled card is readable when one of its corners shows enough of its rank and of its
+suit apart (``READABLE_RANK``); the scene names those that are not (``Scene.unreadable``).
 """
 
 from __future__ import annotations
