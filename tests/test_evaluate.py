@@ -249,6 +249,16 @@ def test_scenes_right_are_also_counted_among_those_whose_every_card_can_be_read(
     assert (scores.readable_scenes, scores.readable_right) == (2, 1)
     assert scores.to_dict()["readable_right"] == 0.5
     assert scores.groups["fan"].readable_scenes == 2
+    # Where each missed Qh was lost, and which of them no one could read: both readings
+    # kept no corner, and the hidden scene's Qh is the unreadable one.
+    def read_kept_nothing(path: object, *_: object, **__: object) -> SimpleNamespace:
+        return SimpleNamespace(card_names=read_as[Path(str(path)).stem], rows=None,
+                               size=(100, 100), doubtful=[], detections=None)
+
+    monkeypatch.setattr(evaluation, "read_photo", read_kept_nothing)
+    scores = evaluation.evaluate(tmp_path, detector=None, fates=True)
+    assert scores.fates["no corner kept"] == 2
+    assert scores.unreadable_fates["no corner kept"] == 1
     # A manifest drawn before the column existed says nothing of it.
     (tmp_path / "manifest.csv").write_text("image,layout\n" + "".join(
         f"images/val/{name}.jpg,fan\n" for name in read_as))

@@ -97,6 +97,10 @@ class Scores:
     fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(fates=True)
     wrong_fates: Counter[str] = field(default_factory=Counter)  # the same
     gate_fates: Counter[str] = field(default_factory=Counter)  # filled by evaluate(gates=...)
+    # Of the missed cards tallied in fates and gate_fates, those no corner showed readably
+    # (the manifest's ``unreadable``): what is left is the reader's loss on readable cards.
+    unreadable_fates: Counter[str] = field(default_factory=Counter)
+    unreadable_gate_fates: Counter[str] = field(default_factory=Counter)
     corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
     rows_scenes: int = 0  # scenes laid out in rows, every card showing a corner
     rows_right: int = 0  # of those, read with each row holding its cards
@@ -344,6 +348,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             scores.add_rows(rows_read, found == expected)
         key = image_path.relative_to(data).as_posix()
         readable = unreadable is not None and not unreadable.get(key, expected)
+        cannot_read = unreadable.get(key, frozenset()) if unreadable is not None else frozenset()
         if readable:
             scores.add_readable(found == expected)
         missed = expected - found
@@ -355,8 +360,10 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             kept = [] if reading.detections is None else \
                 [(name, box) for name, _, box in reading.detections]
             for card in missed:
-                scores.fates[missed_card_fate(
-                    card, [box for name, box in labels if name == card], kept, doubtful)] += 1
+                fate = missed_card_fate(card, [box for name, box in labels if name == card],
+                                        kept, doubtful)
+                scores.fates[fate] += 1
+                scores.unreadable_fates[fate] += card in cannot_read
             corner_boxes = [box for _, box in labels]
             for card in found - expected:
                 scores.wrong_fates[wrong_card_fate(card, kept, corner_boxes)] += 1
@@ -365,8 +372,10 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             opened = gates.detect(load_photo(image_path), mode,  # type: ignore[attr-defined]
                                   _never_complete)
             for card in missed:
-                scores.gate_fates[gate_fate(card, [box for name, box in labels if name == card],
-                                            opened, reading.detections, doubtful)] += 1
+                fate = gate_fate(card, [box for name, box in labels if name == card], opened,
+                                 reading.detections, doubtful)
+                scores.gate_fates[fate] += 1
+                scores.unreadable_gate_fates[fate] += card in cannot_read
         if by:
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \
@@ -542,23 +551,35 @@ def main(argv: list[str] | None = None) -> int:
     if args.by:
         result["by"] = args.by
         result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}
+    # A rendered set drawn since session 61 says which missed cards no one could read.
+    told_unreadable = manifest_unreadable(args.data) is not None
     if args.fates:
         result["fates"] = {fate: scores.fates[fate] for fate in FATES}
         result["wrong_fates"] = {fate: scores.wrong_fates[fate] for fate in WRONG_FATES}
+        if told_unreadable:
+            result["unreadable_fates"] = {fate: scores.unreadable_fates[fate] for fate in FATES}
     if args.gates:
         result["gate_fates"] = {fate: scores.gate_fates[fate] for fate in GATE_FATES}
+        if told_unreadable:
+            result["unreadable_gate_fates"] = {fate: scores.unreadable_gate_fates[fate]
+                                               for fate in GATE_FATES}
     if args.json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
-            if key not in ("groups", "fates", "wrong_fates", "gate_fates"):
+            if key not in ("groups", "fates", "wrong_fates", "gate_fates", "unreadable_fates",
+                           "unreadable_gate_fates"):
                 print(f"{key:>22}: {value}")
+
+        def of_them(fate: str, counts: Counter[str]) -> str:
+            return f" ({counts[fate]} of them unreadable)" if told_unreadable else ""
+
         for fate, count in result.get("fates", {}).items():  # type: ignore[union-attr]
-            print(f"  missed, {fate}: {count}")
+            print(f"  missed, {fate}: {count}{of_them(fate, scores.unreadable_fates)}")
         for fate, count in result.get("wrong_fates", {}).items():  # type: ignore[union-attr]
             print(f"  read but not there, {fate}: {count}")
         for fate, count in result.get("gate_fates", {}).items():  # type: ignore[union-attr]
-            print(f"  missed, {fate}: {count}")
+            print(f"  missed, {fate}: {count}{of_them(fate, scores.unreadable_gate_fates)}")
         for key, part in sorted(scores.groups.items()):
             rows = f", rows right {part.rows_right / part.rows_scenes:.4f} of " \
                 f"{part.rows_scenes}" if part.rows_scenes else ""
