@@ -185,6 +185,20 @@ def test_rows_count_only_where_every_card_shows_and_grouping_is_told_apart(
     assert (scores.photos, scores.exact) == (4, 4)
     assert (scores.rows_scenes, scores.rows_right, scores.rows_cards_right) == (2, 1, 2)
     assert scores.to_dict()["rows_right"] == 0.5
+    # A manifest without readability says nothing of the readable rows.
+    assert "readable_rows_right" not in scores.to_dict()
+    # With it, the rows scenes whose cards can all be read are scored again: here the
+    # swapped hand shows its 2c as a suit alone.
+    with (tmp_path / "manifest.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["image", "layout", "rows", "unreadable"])
+        for name in shown:
+            writer.writerow([f"images/val/{name}.jpg", "spread" if name == "spread" else "rows",
+                             "" if name == "spread" else cell,
+                             "2c" if name == "swapped" else ""])
+    again = evaluation.evaluate(tmp_path, detector=None)
+    assert (again.readable_rows_scenes, again.readable_rows_right) == (1, 1)
+    assert again.to_dict()["readable_rows_right"] == 1.0
     assert scores.groups["rows"].rows_scenes == 2
     assert "rows_scenes" not in scores.groups["spread"].to_dict()
     assert evaluation.rows_right({"front": frozenset(front)}, None) is False

@@ -30,7 +30,7 @@ def test_the_shipped_targets_name_readings_whose_commands_exist() -> None:
             assert (ROOT / first).is_file(), reading.name
     # Every figure of an evaluate reading is one evaluate --json writes.
     keys = {"card_precision", "card_recall", "photos_exactly_right", "rows_right",
-            "readable_right", "f1"}
+            "readable_right", "readable_rows_right", "f1"}
     evaluated = [t for t in listed if "vision.training.evaluate" in readings[t.reading].command
                  or readings[t.reading].file]
     assert len(evaluated) >= 20

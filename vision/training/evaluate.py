@@ -20,7 +20,8 @@ it reads, so the figures are per card and per photo, not per box:
   right of the scenes whose every labelled card shows its rank and its suit in one corner
   (``readable_scenes``). A label stands for an index half of whose ink shows, which may be
   the suit alone: the card is there, and no one can name it from the photo
-  (``vision.training.synth.scene.READABLE_RANK``, the manifest's ``unreadable``).
+  (``vision.training.synth.scene.READABLE_RANK``, the manifest's ``unreadable``). Of
+  the rows scenes among them, ``readable_rows_right``: the share read with every row right.
 
 The truth is the labels as corrected by ``datasets/errata.toml`` (labels of the shared
 sets found wrong by eye, ``vision.training.errata``); ``--raw-labels`` measures against
@@ -107,6 +108,8 @@ class Scores:
     rows_cards_right: int = 0  # of those, read with the 13 cards exactly right
     readable_scenes: int = 0  # rendered scenes whose every card shows rank and suit
     readable_right: int = 0  # of those, read exactly right
+    readable_rows_scenes: int = 0  # of the rows scenes, those whose every card is readable
+    readable_rows_right: int = 0  # of those, read with each row holding its cards
 
     def add(self, name: str, found: set[str], expected: set[str], seconds: float) -> None:
         self.seconds.append(seconds)
@@ -124,9 +127,14 @@ class Scores:
         self.rows_right += rows_right
         self.rows_cards_right += cards_right
 
-    def add_readable(self, right: bool) -> None:
+    def add_readable(self, right: bool, rows_right: bool | None = None) -> None:
+        """A scene whose every card can be read, read ``right``; ``rows_right``: for a rows
+        scene (``add_rows``), whether its rows were read right."""
         self.readable_scenes += 1
         self.readable_right += right
+        if rows_right is not None:
+            self.readable_rows_scenes += 1
+            self.readable_rows_right += rows_right
 
     @property
     def precision(self) -> float:
@@ -155,6 +163,10 @@ class Scores:
             **({"readable_scenes": self.readable_scenes,
                 "readable_right": round(self.readable_right / self.readable_scenes, 4)}
                if self.readable_scenes else {}),
+            **({"readable_rows_scenes": self.readable_rows_scenes,
+                "readable_rows_right": round(self.readable_rows_right
+                                             / self.readable_rows_scenes, 4)}
+               if self.readable_rows_scenes else {}),
         }
 
 
@@ -350,7 +362,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
         readable = unreadable is not None and not unreadable.get(key, expected)
         cannot_read = unreadable.get(key, frozenset()) if unreadable is not None else frozenset()
         if readable:
-            scores.add_readable(found == expected)
+            scores.add_readable(found == expected, rows_read)
         missed = expected - found
         if fates or (gates is not None and missed):
             width, height = reading.size
@@ -385,7 +397,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             if rows_read is not None:
                 part.add_rows(rows_read, found == expected)
             if readable:
-                part.add_readable(found == expected)
+                part.add_readable(found == expected, rows_read)
     return scores
 
 
@@ -585,6 +597,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{part.rows_scenes}" if part.rows_scenes else ""
             readable = f", readable scenes right {part.readable_right / part.readable_scenes:.4f}" \
                 f" of {part.readable_scenes}" if part.readable_scenes else ""
+            if part.readable_rows_scenes:
+                share = part.readable_rows_right / part.readable_rows_scenes
+                readable += f", their rows right {share:.4f} of {part.readable_rows_scenes}"
             print(f"  {key}: {part.photos} photos, precision {part.precision:.4f}, recall "
                   f"{part.recall:.4f}, exactly right {part.exact_rate:.4f}{rows}{readable}")
         for miss in scores.misses[: args.misses]:
