@@ -433,7 +433,11 @@ def test_a_corner_parts_its_rank_from_the_suit_under_it() -> None:
 
 
 def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) -> None:
-    from vision.training.synth.scene import _readable_corners
+    from vision.training.synth.scene import corner_labels
+
+    def readable_corners(rows: tuple[int, int]) -> list[tuple[float, ...]]:
+        return [label for label, legible in corner_labels(deck, placed, owner, rows)
+                if legible]
 
     deck = load_deck(PROCEDURAL, cache)
     card = "7h"
@@ -441,7 +445,7 @@ def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) 
     placed = [(card, np.eye(3), 1.0)]
     owner = np.zeros((height, height), np.int16)  # the card alone, on top everywhere
     whole = (0, height)
-    assert len(_readable_corners(deck, placed, owner, whole)) == 2
+    assert len(readable_corners(whole)) == 2
     # Another card over the 60 % of each rank furthest from its suit (its upper loop):
     # three quarters of each index still show (labelled, as a detector should box it),
     # but no corner shows enough of the card's rank to tell a 7 from a 1.
@@ -454,13 +458,13 @@ def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) 
         else:
             owner[y1 - round(0.6 * (y1 - y0)):y1, x0:x1] = 1
         assert _visible_box(hull, np.eye(3), owner, 0) is not None
-    assert _readable_corners(deck, placed, owner, whole) == []
+    assert readable_corners(whole) == []
     # The photo's frame ends under the top-left index's rank: that corner is not readable,
     # the bottom-right one (uncovered again) is.
     owner[:] = 0
     rank_bottom = int(deck.glyphs[card][0][0][:, 1].max())  # type: ignore[index]
-    readable = _readable_corners(deck, placed, owner, (rank_bottom - 5, height))
-    assert len(readable) == 1 and readable[0][1][2] > 0.5  # its box in the lower half
+    readable = readable_corners((rank_bottom - 5, height))
+    assert len(readable) == 1 and readable[0][2] > 0.5  # its box in the lower half
 
 
 def test_the_manifest_names_the_cards_no_corner_shows_readably(tmp_path: Path,

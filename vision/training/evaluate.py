@@ -358,9 +358,10 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
             else rows_right(rows, reading.rows)
         if rows_read is not None:
             scores.add_rows(rows_read, found == expected)
-        key = image_path.relative_to(data).as_posix()
-        readable = unreadable is not None and not unreadable.get(key, expected)
-        cannot_read = unreadable.get(key, frozenset()) if unreadable is not None else frozenset()
+        # The scene's cards no one could read: None where the manifest does not say.
+        cannot_read = None if unreadable is None else \
+            unreadable.get(image_path.relative_to(data).as_posix())
+        readable = cannot_read is not None and not cannot_read
         if readable:
             scores.add_readable(found == expected, rows_read)
         missed = expected - found
@@ -375,7 +376,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
                 fate = missed_card_fate(card, [box for name, box in labels if name == card],
                                         kept, doubtful)
                 scores.fates[fate] += 1
-                scores.unreadable_fates[fate] += card in cannot_read
+                scores.unreadable_fates[fate] += card in (cannot_read or ())
             corner_boxes = [box for _, box in labels]
             for card in found - expected:
                 scores.wrong_fates[wrong_card_fate(card, kept, corner_boxes)] += 1
@@ -387,7 +388,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
                 fate = gate_fate(card, [box for name, box in labels if name == card], opened,
                                  reading.detections, doubtful)
                 scores.gate_fates[fate] += 1
-                scores.unreadable_gate_fates[fate] += card in cannot_read
+                scores.unreadable_gate_fates[fate] += card in (cannot_read or ())
         if by:
             # Rendered manifests name images by path, real-decks-dev's by file name.
             key = group.get(image_path.relative_to(data).as_posix()) \

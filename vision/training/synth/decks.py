@@ -511,11 +511,15 @@ def ink_hull(card: np.ndarray, box: Box) -> list[list[int]]:
     ys, xs = np.nonzero(ink_mask(card)[y0:y1, x0:x1])
     if len(xs) < 3:
         return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]]
-    # Pixel squares, not centres: include the far edges so the hull covers whole pixels.
+    return _pixel_hull(xs + x0, ys + y0).tolist()
+
+
+def _pixel_hull(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Convex hull (Nx2, int) of the pixels at ``xs``, ``ys``: of their squares, not their
+    centres, so that the hull covers whole pixels (far edges included)."""
     points = np.concatenate([np.stack([xs, ys], 1), np.stack([xs + 1, ys + 1], 1),
                              np.stack([xs + 1, ys], 1), np.stack([xs, ys + 1], 1)])
-    hull = cv2.convexHull((points + np.array([x0, y0])).astype(np.int32)).reshape(-1, 2)
-    return hull.tolist()
+    return cv2.convexHull(points.astype(np.int32)).reshape(-1, 2)
 
 
 def glyph_hulls(ink: np.ndarray, box: Box) -> Glyphs | None:
@@ -539,11 +543,7 @@ def glyph_hulls(ink: np.ndarray, box: Box) -> Glyphs | None:
         ys, xs = np.nonzero(ink[rows])
         if len(xs) < 3:
             return None
-        ys = ys + (rows.start or 0)
-        points = np.concatenate([np.stack([xs, ys], 1), np.stack([xs + 1, ys + 1], 1),
-                                 np.stack([xs + 1, ys], 1), np.stack([xs, ys + 1], 1)])
-        hull = cv2.convexHull((points + np.array([x0, y0])).astype(np.int32)).reshape(-1, 2)
-        parts.append(hull.astype(np.float32))
+        parts.append(_pixel_hull(xs + x0, ys + (rows.start or 0) + y0).astype(np.float32))
     return parts[0], parts[1]
 
 

@@ -299,27 +299,27 @@ def _shown_share(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int,
     return 0.0 if found is None else float(found[0].sum()) / max(found[2], 1.0)
 
 
-def _readable_corners(deck: Deck, placed: Sequence[tuple[str, np.ndarray, float]],
-                      owner: np.ndarray, rows: tuple[int, int]) -> list[tuple[str, Label]]:
-    """Each corner that shows ``READABLE_RANK`` of its rank and ``READABLE_SUIT`` of its
-    suit, with its label as the square scene's (to judge its ink against the light once
-    lit)."""
+def corner_labels(deck: Deck, placed: Sequence[tuple[str, np.ndarray, float]],
+                  owner: np.ndarray, rows: tuple[int, int]) -> list[tuple[Label, bool]]:
+    """Each corner index of the ``placed`` cards (card, homography, art scale) that shows
+    enough to be labelled (``_visible_box``), as the square scene's label, and whether it
+    shows ``READABLE_RANK`` of its rank and ``READABLE_SUIT`` of its suit within the
+    photo's ``rows``."""
     size = owner.shape[0]
-    found: list[tuple[str, Label]] = []
+    found: list[tuple[Label, bool]] = []
     for index, (card, h, ratio) in enumerate(placed):
         glyphs = deck.glyphs.get(card, (None, None))
         for hull, parts in zip(deck.hulls[card], glyphs, strict=True):
+            box = _visible_box(hull * ratio, h, owner, index)
+            if box is None:
+                continue
+            x0, y0, x1, y1 = box
             shares = [_shown_share(part * ratio, h, owner, index, rows)
                       for part in (parts or (hull,))]
-            if shares[0] < READABLE_RANK or shares[-1] < (
-                    READABLE_SUIT if parts else READABLE_RANK):
-                continue
-            box = _visible_box(hull * ratio, h, owner, index)
-            if box is not None:
-                x0, y0, x1, y1 = box
-                found.append((card, (CLASS_OF[card], (x0 + x1) / 2 / size,
-                                     (y0 + y1) / 2 / size, (x1 - x0) / size,
-                                     (y1 - y0) / size)))
+            readable = shares[0] >= READABLE_RANK and shares[-1] >= (
+                READABLE_SUIT if parts else READABLE_RANK)
+            found.append(((CLASS_OF[card], (x0 + x1) / 2 / size, (y0 + y1) / 2 / size,
+                           (x1 - x0) / size, (y1 - y0) / size), readable))
     return found
 
 
@@ -475,18 +475,9 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
         region[:] = region * (1.0 - alpha) + rgb * alpha
         owner[y0:y1, x0:x1][alpha[:, :, 0] > 0.5] = index
 
-    labels: list[Label] = []
-    for index, (card, h, ratio) in enumerate(placed):
-        for hull in deck.hulls[card]:
-            box = _visible_box(hull * ratio, h, owner, index)
-            if box is None:
-                continue
-            x0, y0, x1, y1 = box
-            labels.append((CLASS_OF[card], (x0 + x1) / 2 / size, (y0 + y1) / 2 / size,
-                           (x1 - x0) / size, (y1 - y0) / size))
-
-    top = (size - frame) // 2
-    readable_corners = _readable_corners(deck, placed, owner, (top, top + frame))
+    top = (size - frame) // 2  # the photo's rows of the square scene
+    corners = corner_labels(deck, placed, owner, (top, top + frame))
+    labels = [label for label, _ in corners]
 
     canvas *= _lighting(rng, size)
     if rng.random() < 0.35:
@@ -494,8 +485,8 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
     canvas = np.clip(canvas, 0, 1)
     # Judged on the lit scene, before the camera's noise adds a spread of its own.
     labels = shown_labels(canvas, labels)
-    readable = {card for card, label in readable_corners
-                if index_contrast(canvas, label) >= MIN_INDEX_CONTRAST}
+    readable = {CARD_NAMES[label[0]] for label, legible in corners
+                if legible and index_contrast(canvas, label) >= MIN_INDEX_CONTRAST}
     canvas, camera = _camera(rng, canvas)
     image = (np.clip(canvas, 0, 1) * 255 + 0.5).astype(np.uint8)
     quality = int(rng.integers(35, 96))
