@@ -314,6 +314,28 @@ def test_covered_crops_count_the_index_crops_named_wrong_surely() -> None:
     assert scores["covered_sure_wrong"] in (0.0, 0.2)
 
 
+def test_crops_are_scored_by_what_a_person_could_read_in_them() -> None:
+    from vision.training.train_classifier import NOT_INDEX, crop_accuracy
+
+    class Reader:  # names every crop 3, surely
+        def classify(self, crops: np.ndarray, mirrored: bool = True):
+            return np.full(len(crops), 3), np.ones(len(crops))
+
+    images = np.zeros((6, CROP, CROP, 3), np.uint8)
+    labels = np.array([3, 7, 3, 7, 7, NOT_INDEX])
+    # The rank and suit shares that show: two readable crops, one with its rank hidden,
+    # two with only their suit hidden (one at the bar's edge), and a crop of no index.
+    shown = np.array([[1.0, 1.0], [0.5, 0.5], [0.2, 1.0], [1.0, 0.3], [0.9, 0.49],
+                      [1.0, 1.0]])
+    scores = crop_accuracy(Reader(), images, labels, shown=shown)  # type: ignore[arg-type]
+    assert (scores["readable_count"], scores["rank_hidden_count"],
+            scores["suit_hidden_count"]) == (2, 1, 2)
+    assert scores["readable_once"] == 0.5 and scores["readable_sure_wrong"] == 0.5
+    assert scores["rank_hidden_once"] == 1.0 and scores["rank_hidden_sure_wrong"] == 0.0
+    assert scores["suit_hidden_once"] == 0.0 and scores["suit_hidden_sure_wrong"] == 1.0
+    assert "readable_once" not in crop_accuracy(Reader(), images, labels)  # type: ignore[arg-type]
+
+
 def test_a_faint_corner_needs_a_sure_name() -> None:
     """Between faint_conf and conf, a detector box stays only if the classifier is sure."""
     import dataclasses

@@ -433,11 +433,11 @@ def test_a_corner_parts_its_rank_from_the_suit_under_it() -> None:
 
 
 def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) -> None:
-    from vision.training.synth.scene import corner_labels
+    from vision.training.synth.scene import corner_labels, readable_shares
 
     def readable_corners(rows: tuple[int, int]) -> list[tuple[float, ...]]:
-        return [label for label, legible in corner_labels(deck, placed, owner, rows)
-                if legible]
+        return [label for label, shares in corner_labels(deck, placed, owner, rows)
+                if readable_shares(*shares)]
 
     deck = load_deck(PROCEDURAL, cache)
     card = "7h"
@@ -449,7 +449,7 @@ def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) 
     # Another card over the 60 % of each rank furthest from its suit (its upper loop):
     # three quarters of each index still show (labelled, as a detector should box it),
     # but no corner shows enough of the card's rank to tell a 7 from a 1.
-    for k, (parts, hull) in enumerate(zip(deck.glyphs[card], deck.hulls[card], strict=True)):
+    for k, (parts, hull) in enumerate(zip(deck.glyphs_of(card), deck.hulls[card], strict=True)):
         assert parts is not None
         x0, y0 = parts[0].min(axis=0).astype(int)
         x1, y1 = parts[0].max(axis=0).astype(int)
@@ -462,9 +462,29 @@ def test_a_card_showing_only_its_suit_is_labelled_but_not_readable(cache: Path) 
     # The photo's frame ends under the top-left index's rank: that corner is not readable,
     # the bottom-right one (uncovered again) is.
     owner[:] = 0
-    rank_bottom = int(deck.glyphs[card][0][0][:, 1].max())  # type: ignore[index]
+    rank_bottom = int(deck.glyphs_of(card)[0][0][:, 1].max())  # type: ignore[index]
     readable = readable_corners((rank_bottom - 5, height))
     assert len(readable) == 1 and readable[0][2] > 0.5  # its box in the lower half
+
+
+def test_each_label_says_how_much_of_its_rank_and_suit_shows(cache: Path) -> None:
+    from vision.training.synth.scene import readable_shares
+
+    deck = load_deck(PROCEDURAL, cache)
+    for seed in range(4):
+        # A phone photo's frame cut from the square scene, so that labels at its edge
+        # are clipped or dropped with their shares.
+        scene = render_scene(np.random.default_rng(seed), deck, size=640, height=480,
+                             layout="fan")
+        assert len(scene.shown) == len(scene.labels) == len(scene.readable_labels)
+        assert all(0 <= rank <= 1 and 0 <= suit <= 1 for rank, suit in scene.shown)
+        readable = {CARD_NAMES[label[0]]
+                    for label, ok in zip(scene.labels, scene.readable_labels, strict=True)
+                    if ok}
+        labelled = {CARD_NAMES[label[0]] for label in scene.labels}
+        assert set(scene.unreadable) == labelled - readable
+    assert readable_shares(0.5, 0.5) and not readable_shares(0.49, 1.0)
+    assert not readable_shares(1.0, 0.49)
 
 
 def test_the_manifest_names_the_cards_no_corner_shows_readably(tmp_path: Path,

@@ -51,12 +51,13 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
                deck_names: Sequence[str] | None = None,
                layouts: Sequence[str] | None = None,
                margin_jitter: tuple[float, float] = MARGIN_JITTER,
-               ) -> tuple[np.ndarray, np.ndarray]:
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Crops of every labelled corner in ``scenes`` rendered scenes of ``role`` decks (or
     only ``deck_names`` of them), each cut ``per_box`` times with the box jittered as a
     detector's box would be, at a margin of ``MARGIN`` times a draw from
     ``margin_jitter``. ``layouts``: only these scene layouts, in equal shares (default:
-    the generator's mix of 13-card layouts)."""
+    the generator's mix of 13-card layouts). Returns the crops, their class ids and, for
+    each, the shares of its corner's rank and suit that show (``Scene.shown``, float16)."""
     from tqdm import tqdm
 
     from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
@@ -76,12 +77,13 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
     backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
     images: list[np.ndarray] = []
     labels: list[int] = []
+    shown: list[tuple[float, float]] = []
     for _ in tqdm(range(scenes), desc=f"crops ({role})", unit="scene"):
         deck = decks[int(rng.integers(len(decks)))]
         scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
                              layout_weights=weights)
         jpeg = jpeg_copy(scene)
-        for cls, cx, cy, w, h in scene.labels:
+        for (cls, cx, cy, w, h), shares in zip(scene.labels, scene.shown, strict=True):
             for _ in range(per_box):
                 bw, bh = w * size * rng.uniform(0.85, 1.2), h * size * rng.uniform(0.85, 1.2)
                 x = cx * size + rng.normal(0, 0.08) * bw
@@ -89,7 +91,9 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
                 box = (x - bw / 2, y - bh / 2, x + bw / 2, y + bh / 2)
                 images.append(crop_square(jpeg, box, margin=MARGIN * rng.uniform(*margin_jitter)))
                 labels.append(cls)
-    return np.stack(images), np.array(labels, np.int64)
+                shown.append(shares)
+    return (np.stack(images), np.array(labels, np.int64),
+            np.array(shown, np.float16).reshape(-1, 2))
 
 
 def layout_weights(layouts: Sequence[str] | None) -> dict[str, float] | None:
@@ -751,13 +755,19 @@ COVER_SEED = 5
 
 
 def crop_accuracy(classifier: CornerClassifier, images: np.ndarray, labels: np.ndarray,
-                  covered: bool = False) -> dict[str, float]:
+                  covered: bool = False, shown: np.ndarray | None = None
+                  ) -> dict[str, float]:
     """A classifier read on crops: ``once`` and ``mirrored``, the shares named right read
     once and with the mirrored second reading; ``sure_wrong``, the share of the index crops
     named wrong at ``SURE`` or more. ``covered``: also ``covered`` and
     ``covered_sure_wrong``, the same two for the index crops each partly covered by another
     card (``_occlude``, seeded ``COVER_SEED``): a partly hidden index should be named right
-    or unsurely, and the crop files hold few of them (session 33)."""
+    or unsurely, and the crop files hold few of them (session 33). ``shown``: each crop's
+    shares of its rank and suit that show (``make_crops``); then also ``once`` and
+    ``sure_wrong`` of the crops a person could read (``readable_*``) and of each kind that
+    cannot be (``rank_hidden_*``: under half its rank shows; ``suit_hidden_*``: its rank
+    shows, under half its suit), with their counts: a network should name only the
+    readable ones surely."""
 
     def read(crops: np.ndarray, mirrored: bool) -> tuple[np.ndarray, np.ndarray]:
         # One batch at least: the classifier reads an empty one as empty arrays.
@@ -774,6 +784,20 @@ def crop_accuracy(classifier: CornerClassifier, images: np.ndarray, labels: np.n
     scores = {"once": round(float((named == labels).mean()), 4),
               "sure_wrong": named_wrong_surely(named[index], sureness[index], labels[index]),
               "mirrored": round(float((read(images, True)[0] == labels).mean()), 4)}
+    if shown is not None:
+        from vision.training.synth.scene import READABLE_RANK, READABLE_SUIT
+
+        rank_shown = shown[:, 0] >= READABLE_RANK
+        kinds = {"readable": rank_shown & (shown[:, 1] >= READABLE_SUIT),
+                 "rank_hidden": ~rank_shown,
+                 "suit_hidden": rank_shown & (shown[:, 1] < READABLE_SUIT)}
+        for kind, chosen in kinds.items():
+            chosen = chosen & index
+            scores[f"{kind}_count"] = int(chosen.sum())
+            scores[f"{kind}_once"] = round(float((named[chosen] == labels[chosen]).mean()),
+                                           4) if chosen.any() else 0.0
+            scores[f"{kind}_sure_wrong"] = named_wrong_surely(
+                named[chosen], sureness[chosen], labels[chosen])
     if covered:
         import torch
 
@@ -1026,9 +1050,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         classifier = CornerClassifier(args.model)
         for path in args.crops:
             data = np.load(path)
+            shown = data["shown"].astype(np.float32) if "shown" in data else None
             print(json.dumps({"crops": str(path), "count": len(data["labels"]),
                               **crop_accuracy(classifier, data["images"], data["labels"],
-                                              args.covered)}))
+                                              args.covered, shown)}))
         return 0
     if args.command == "members":
         if not args.model.is_file():
@@ -1061,14 +1086,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "crops":
         try:
-            images, labels = make_crops(args.scenes, args.seed, args.role, args.size,
-                                        deck_names=args.decks, layouts=args.layouts,
-                                        margin_jitter=tuple(args.margins))
+            images, labels, shown = make_crops(
+                args.scenes, args.seed, args.role, args.size, deck_names=args.decks,
+                layouts=args.layouts, margin_jitter=tuple(args.margins))
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.out, images=images, labels=labels)
+        np.savez_compressed(args.out, images=images, labels=labels, shown=shown)
         print(f"{len(labels)} crops -> {args.out}")
         return 0
     for option, share, of in (("--fade", args.fade, "crops"), ("--grain", args.grain, "crops"),

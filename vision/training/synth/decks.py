@@ -165,15 +165,25 @@ class Deck:
     images: dict[str, np.ndarray]  # card name -> HxWx4 uint8, RGBA
     corners: dict[str, tuple[Box, Box]]  # card name -> (top-left box, bottom-right box)
     hulls: dict[str, tuple[np.ndarray, np.ndarray]]  # the index ink's convex hulls, Nx2
-    # Each corner's rank and suit ink hulls apart (``glyph_hulls``; None where the two do
-    # not split): whether a person can read a corner is whether both glyphs show.
-    glyphs: dict[str, tuple[Glyphs | None, Glyphs | None]] = field(default_factory=dict)
+    # The cards' glyphs split so far (``glyphs_of``).
+    _glyphs: dict[str, tuple[Glyphs | None, Glyphs | None]] = field(
+        default_factory=dict, repr=False)
 
     @property
     def aspect(self) -> float:
         """Height over width of the deck's cards."""
         h, w = self.images[CARD_NAMES[0]].shape[:2]
         return h / w
+
+    def glyphs_of(self, card: str) -> tuple[Glyphs | None, Glyphs | None]:
+        """Each corner's rank and suit ink hulls apart (``corner_glyphs``; None where the
+        two do not split): whether a person can read a corner is whether both glyphs show.
+        Split when a scene first places the card, not when the deck is loaded: all 52 cost
+        about half a second a deck, which a process that loads decks without drawing
+        scenes need not pay."""
+        if card not in self._glyphs:
+            self._glyphs[card] = corner_glyphs(self.images[card], self.corners[card])
+        return self._glyphs[card]
 
 
 # ----------------------------------------------------------------------------- fetching
@@ -699,8 +709,7 @@ def load_deck(name: str, cache_dir: Path = CACHE) -> Deck:
     corners = {card: (tuple(tl), tuple(br)) for card, (tl, br) in meta["corners"].items()}
     hulls = {card: (np.array(tl, np.float32), np.array(br, np.float32))
              for card, (tl, br) in meta["hulls"].items()}
-    glyphs = {card: corner_glyphs(images[card], corners[card]) for card in CARD_NAMES}
-    return Deck(name, images, corners, hulls, glyphs)  # type: ignore[arg-type]
+    return Deck(name, images, corners, hulls)  # type: ignore[arg-type]
 
 
 def preview(names: Sequence[str], out: Path, cards: Sequence[str] = ("As", "Kh", "Qd", "Jc",

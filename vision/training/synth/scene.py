@@ -37,7 +37,7 @@ MIN_INDEX_CONTRAST = 0.03
 # photo's edge), or only its rank: labelled, since half its ink is there, but no one can
 # name the card from it (a red 3 is the 3 of hearts or of diamonds). A card is readable
 # where one corner shows these shares of its rank's ink hull and of its suit's
-# (``Deck.glyphs``; the rank's of the whole index where the two do not split), in frame,
+# (``Deck.glyphs_of``; the rank's of the whole index where the two do not split), in frame,
 # on top and not washed out. The manifest names the labelled cards that are not
 # (``unreadable``). Half of each, the lenient bar: looked at on tune-1280b (session 61),
 # a card with less shows no rank or no suit a person could name (except a four-colour
@@ -63,8 +63,25 @@ class Scene:
     # A "rows" layout's set hand, front (3 cards) / middle / back (5 each), each row as
     # ``rows_of`` finds it; None for the other layouts.
     rows: dict[str, list[str]] | None = None
-    # The labelled cards no corner of which shows its rank and suit (``READABLE_RANK``).
+    # The labelled cards no labelled corner of which shows its rank and suit
+    # (``readable_shares``).
     unreadable: tuple[str, ...] = ()
+    # Each label's shares of its rank's ink and of its suit's that show in the photo
+    # (``corner_labels``), in the order of ``labels``: a crop cut from a corner can be
+    # told from its neighbours by what a person could read in it.
+    shown: tuple[tuple[float, float], ...] = ()
+
+    @property
+    def readable_labels(self) -> tuple[bool, ...]:
+        """Whether each label's corner shows ``READABLE_RANK`` of its rank and
+        ``READABLE_SUIT`` of its suit."""
+        return tuple(readable_shares(rank, suit) for rank, suit in self.shown)
+
+
+def readable_shares(rank: float, suit: float) -> bool:
+    """Whether a corner showing these shares of its rank's and its suit's ink can be
+    read (``READABLE_RANK``, ``READABLE_SUIT``)."""
+    return rank >= READABLE_RANK and suit >= READABLE_SUIT
 
 
 # ------------------------------------------------------------------------------- layouts
@@ -300,26 +317,27 @@ def _shown_share(hull: np.ndarray, h: np.ndarray, owner: np.ndarray, index: int,
 
 
 def corner_labels(deck: Deck, placed: Sequence[tuple[str, np.ndarray, float]],
-                  owner: np.ndarray, rows: tuple[int, int]) -> list[tuple[Label, bool]]:
+                  owner: np.ndarray, rows: tuple[int, int]
+                  ) -> list[tuple[Label, tuple[float, float]]]:
     """Each corner index of the ``placed`` cards (card, homography, art scale) that shows
-    enough to be labelled (``_visible_box``), as the square scene's label, and whether it
-    shows ``READABLE_RANK`` of its rank and ``READABLE_SUIT`` of its suit within the
-    photo's ``rows``."""
+    enough to be labelled (``_visible_box``), as the square scene's label, with the shares
+    of its rank's ink and of its suit's that show within the photo's ``rows`` (both the
+    whole index's where the deck's glyphs do not split it; ``readable_shares`` judges
+    them)."""
     size = owner.shape[0]
-    found: list[tuple[Label, bool]] = []
+    found: list[tuple[Label, tuple[float, float]]] = []
     for index, (card, h, ratio) in enumerate(placed):
-        glyphs = deck.glyphs.get(card, (None, None))
+        glyphs = deck.glyphs_of(card)
         for hull, parts in zip(deck.hulls[card], glyphs, strict=True):
             box = _visible_box(hull * ratio, h, owner, index)
             if box is None:
                 continue
             x0, y0, x1, y1 = box
-            shares = [_shown_share(part * ratio, h, owner, index, rows)
+            # A small glyph's pixels can outnumber its projected area: at most all of it.
+            shares = [min(1.0, _shown_share(part * ratio, h, owner, index, rows))
                       for part in (parts or (hull,))]
-            readable = shares[0] >= READABLE_RANK and shares[-1] >= (
-                READABLE_SUIT if parts else READABLE_RANK)
             found.append(((CLASS_OF[card], (x0 + x1) / 2 / size, (y0 + y1) / 2 / size,
-                           (x1 - x0) / size, (y1 - y0) / size), readable))
+                           (x1 - x0) / size, (y1 - y0) / size), (shares[0], shares[-1])))
     return found
 
 
@@ -477,31 +495,39 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
 
     top = (size - frame) // 2  # the photo's rows of the square scene
     corners = corner_labels(deck, placed, owner, (top, top + frame))
-    labels = [label for label, _ in corners]
 
     canvas *= _lighting(rng, size)
     if rng.random() < 0.35:
         canvas += _glare(rng, size)
     canvas = np.clip(canvas, 0, 1)
     # Judged on the lit scene, before the camera's noise adds a spread of its own.
-    labels = shown_labels(canvas, labels)
-    readable = {CARD_NAMES[label[0]] for label, legible in corners
-                if legible and index_contrast(canvas, label) >= MIN_INDEX_CONTRAST}
+    corners = [corner for corner in corners if index_shows(canvas, corner[0])]
     canvas, camera = _camera(rng, canvas)
     image = (np.clip(canvas, 0, 1) * 255 + 0.5).astype(np.uint8)
     quality = int(rng.integers(35, 96))
+    labels = [label for label, _ in corners]
+    kept = range(len(labels))
     if frame < size:
-        image, labels = _cut_rows(image, labels, top, frame)
+        image, labels, kept = _cut_rows(image, labels, top, frame)
+    shown = tuple(corners[k][1] for k in kept)
     rows = rows_of(poses, cards) if layout == "rows" and placed_cards is None else None
+    readable = {CARD_NAMES[label[0]] for label, shares in zip(labels, shown, strict=True)
+                if readable_shares(*shares)}
     labelled = {CARD_NAMES[label[0]] for label in labels}
     unreadable = tuple(card for card in cards if card in labelled and card not in readable)
     return Scene(image, labels, cards, layout, deck.name, kind, quality,
-                 {"card_px": card_px, **camera}, rows, unreadable)
+                 {"card_px": card_px, **camera}, rows, unreadable, shown)
 
 
 def shown_labels(canvas: np.ndarray, labels: list[Label]) -> list[Label]:
-    """The labels whose index still shows in the lit ``canvas`` (``MIN_INDEX_CONTRAST``)."""
-    return [label for label in labels if index_contrast(canvas, label) >= MIN_INDEX_CONTRAST]
+    """The labels whose index still shows in the lit ``canvas`` (``index_shows``)."""
+    return [label for label in labels if index_shows(canvas, label)]
+
+
+def index_shows(canvas: np.ndarray, label: Label) -> bool:
+    """Whether the labelled index still shows in the lit ``canvas``
+    (``MIN_INDEX_CONTRAST``)."""
+    return index_contrast(canvas, label) >= MIN_INDEX_CONTRAST
 
 
 def index_contrast(image: np.ndarray, label: Label) -> float:
@@ -520,18 +546,20 @@ def index_contrast(image: np.ndarray, label: Label) -> float:
 
 
 def _cut_rows(image: np.ndarray, labels: list[Label], top: int, height: int
-              ) -> tuple[np.ndarray, list[Label]]:
+              ) -> tuple[np.ndarray, list[Label], list[int]]:
     """Rows ``top`` to ``top + height`` of a square scene, with its labels (those whose
-    box lies at least half inside, clipped to it)."""
+    box lies at least half inside, clipped to it) and their places in ``labels``."""
     size = image.shape[0]
     kept: list[Label] = []
-    for cls, cx, cy, w, h in labels:
+    places: list[int] = []
+    for place, (cls, cx, cy, w, h) in enumerate(labels):
         y0, y1 = (cy - h / 2) * size - top, (cy + h / 2) * size - top
         c0, c1 = max(y0, 0.0), min(y1, float(height))
         if c1 - c0 < 0.5 * (y1 - y0):
             continue
         kept.append((cls, cx, (c0 + c1) / 2 / height, w, (c1 - c0) / height))
-    return np.ascontiguousarray(image[top:top + height]), kept
+        places.append(place)
+    return np.ascontiguousarray(image[top:top + height]), kept, places
 
 
 def encode_jpeg(scene: Scene) -> bytes:
