@@ -336,6 +336,18 @@ def test_crops_are_scored_by_what_a_person_could_read_in_them() -> None:
     assert "readable_once" not in crop_accuracy(Reader(), images, labels)  # type: ignore[arg-type]
 
 
+def test_crops_kept_by_what_shows_of_their_rank_and_suit() -> None:
+    from vision.training.train_classifier import keep_crops
+
+    shown = np.array([[1.0, 1.0], [0.96, 0.5], [0.49, 1.0], [1.0, 0.4], [0.7, 0.99]])
+    assert keep_crops(shown, "all").tolist() == [True] * 5
+    assert keep_crops(shown, "readable").tolist() == [True, True, False, False, True]
+    # Readable, with the rank or the suit partly under another card or past the edge.
+    assert keep_crops(shown, "partly-covered").tolist() == [False, True, False, False, True]
+    with pytest.raises(ValueError, match="choose all, readable, partly-covered"):
+        keep_crops(shown, "covered")
+
+
 def test_a_faint_corner_needs_a_sure_name() -> None:
     """Between faint_conf and conf, a detector box stays only if the classifier is sure."""
     import dataclasses

@@ -45,6 +45,29 @@ NOT_INDEX = len(CARD_NAMES)
 
 # A crop's margin is drawn from this range of MARGIN's multiples (1.17 to 1.5 times the box).
 MARGIN_JITTER = (0.9, 1.15)
+# A readable corner is partly covered when less than this share of its rank or its suit
+# shows: in fans, such crops are named wrong 3 times in 10 or more where the whole index
+# shows is 1 in 30 (models/README.md, "Session 62").
+WHOLE_SHOWN = 0.95
+# Which crops ``keep_crops`` keeps: what a person could read in them (``Scene.shown``).
+KEEPS = ("all", "readable", "partly-covered")
+
+
+def keep_crops(shown: np.ndarray, keep: str) -> np.ndarray:
+    """Which crops to keep, by the shares of their rank and suit that show (``shown``,
+    (N, 2)): ``all``; ``readable`` (``synth.scene.readable_shares``); ``partly-covered``,
+    readable but less than ``WHOLE_SHOWN`` of the rank or the suit showing."""
+    from vision.training.synth.scene import READABLE_RANK, READABLE_SUIT
+
+    if keep not in KEEPS:
+        raise ValueError(f"no crops called {keep!r} to keep: choose {', '.join(KEEPS)}")
+    shown = np.asarray(shown, np.float32).reshape(-1, 2)
+    readable = (shown[:, 0] >= READABLE_RANK) & (shown[:, 1] >= READABLE_SUIT)
+    if keep == "all":
+        return np.ones(len(shown), bool)
+    if keep == "readable":
+        return readable
+    return readable & (shown.min(axis=1) < WHOLE_SHOWN)
 
 
 def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int = 2,
@@ -785,12 +808,12 @@ def crop_accuracy(classifier: CornerClassifier, images: np.ndarray, labels: np.n
               "sure_wrong": named_wrong_surely(named[index], sureness[index], labels[index]),
               "mirrored": round(float((read(images, True)[0] == labels).mean()), 4)}
     if shown is not None:
-        from vision.training.synth.scene import READABLE_RANK, READABLE_SUIT
+        from vision.training.synth.scene import READABLE_RANK
 
+        readable = keep_crops(shown, "readable")
         rank_shown = shown[:, 0] >= READABLE_RANK
-        kinds = {"readable": rank_shown & (shown[:, 1] >= READABLE_SUIT),
-                 "rank_hidden": ~rank_shown,
-                 "suit_hidden": rank_shown & (shown[:, 1] < READABLE_SUIT)}
+        kinds = {"readable": readable, "rank_hidden": ~rank_shown,
+                 "suit_hidden": rank_shown & ~readable}
         for kind, chosen in kinds.items():
             chosen = chosen & index
             scores[f"{kind}_count"] = int(chosen.sum())
@@ -959,6 +982,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                        metavar=("LOW", "HIGH"),
                        help="a crop's margin is MARGIN times a draw from LOW to HIGH "
                        "(default %(default)s)")
+    crops.add_argument("--keep", choices=KEEPS, default="all",
+                       help="all crops; only those of corners a person could read (half "
+                       "their rank and half their suit show); or only the readable ones "
+                       "partly covered (default all)")
     fit = sub.add_parser("train", help="train the classifier and export it to ONNX")
     fit.add_argument("--train", type=Path, nargs="+", required=True,
                      help="crop files (.npz) to train on")
@@ -1092,9 +1119,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
+        kept = keep_crops(shown, args.keep)
+        if not kept.any():
+            print(f"error: none of the {len(labels)} crops cut is {args.keep}: draw more "
+                  "--scenes", file=sys.stderr)
+            return 2
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(args.out, images=images, labels=labels, shown=shown)
-        print(f"{len(labels)} crops -> {args.out}")
+        np.savez_compressed(args.out, images=images[kept], labels=labels[kept],
+                            shown=shown[kept])
+        print(f"{int(kept.sum())} crops -> {args.out}"
+              + ("" if args.keep == "all" else f" ({args.keep}, of {len(labels)} cut)"))
         return 0
     for option, share, of in (("--fade", args.fade, "crops"), ("--grain", args.grain, "crops"),
                               ("--sharp", args.sharp, "batches"),
