@@ -261,7 +261,10 @@ def test_every_layout_labels_only_cards_it_placed(layout: str, cache: Path) -> N
 
 
 def test_an_index_the_light_washed_out_gets_no_label(cache: Path) -> None:
-    from vision.training.synth.scene import shown_labels
+    from vision.training.synth.scene import index_shows
+
+    def shown_labels(canvas: np.ndarray, labels: list) -> list:
+        return [label for label in labels if index_shows(canvas, label)]
 
     deck = load_deck(PROCEDURAL, cache)
     scene = render_scene(np.random.default_rng(11), deck, size=320, layout="spread")

@@ -4,18 +4,11 @@
 # Session 25 trained run j (shipped) this way; session 32 adds the reprinted training decks
 # (`vision.training.synth.retype`, crops-retype.npz) beside the decks as printed, and
 # session 33 crops partly covered by another card: bash tools/gpu_photo_classifiers.sh m k o n
-# Here first: pack the crops into .gpu/crops (ignored through .gitignore), with
-# models/ left behind but for run 31's checkpoint (the runs' start), G = datasets/generated
-# holding the crop files that models/README.md's "Session 31" makes ("The runs"):
-#   python -m vision.training.crop_mosaics pack --out .gpu/crops --seed 32 --quality 80 \
-#     G/real-crops-train.npz:28000 G/crops-orig.npz:15000 G/crops-retype.npz:17000 \
-#     G/font-crops.npz:6000 G/deck-crops-train.npz G/negatives-train.npz \
-#     G/negatives-tune.npz G/crops-val3.npz:1000 G/crops-val-fan.npz:1000 \
-#     G/real-crops-tune.npz:2000                  (about 39 MiB)
-# and, for runs f and g (session 62), G/crops-fan-part.npz:8000, the readable fan corners
-# partly covered, cut with `python -m vision.training.train_classifier crops --out
-# G/crops-fan-part.npz --scenes 3000 --seed 62 --role train --layouts fan --keep
-# partly-covered` (about 8,000 crops; 3 MiB more).
+# Here first: `bash tools/gpu_photo_crops.sh` makes each crop file these runs read that
+# datasets/generated lacks (session 31's recipes, and session 62's partly covered fan
+# corners for runs f and g) and packs them into .gpu/crops (ignored through .gitignore;
+# about 42 MiB), to carry with models/ left behind but for run 31's checkpoint (the runs'
+# start).
 # There: OUT is the folder whose files come back (at most eight): OUT/LETTER.pt, each run's
 # state dict with its index head, and OUT/logs.tar.gz. Every run learns the names, then the
 # index head alone on the frozen trunk (session 19's run 28 recipe). Export and quantize

@@ -519,11 +519,6 @@ def render_scene(rng: Rng, deck: Deck, size: int = 640, layout: str | None = Non
                  {"card_px": card_px, **camera}, rows, unreadable, shown)
 
 
-def shown_labels(canvas: np.ndarray, labels: list[Label]) -> list[Label]:
-    """The labels whose index still shows in the lit ``canvas`` (``index_shows``)."""
-    return [label for label in labels if index_shows(canvas, label)]
-
-
 def index_shows(canvas: np.ndarray, label: Label) -> bool:
     """Whether the labelled index still shows in the lit ``canvas``
     (``MIN_INDEX_CONTRAST``)."""

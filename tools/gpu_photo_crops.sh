@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The crop files tools/gpu_photo_classifiers.sh trains on, made on this machine and packed
+# into .gpu/crops, so that a lent GPU's few minutes go to training alone:
+#   bash tools/gpu_photo_crops.sh            (after `make install-train`, `make fonts` and
+#                                             `python -m vision.training.synth.decks fetch`)
+# Each file is made only when it is missing, so a stopped run resumes where it stopped; the
+# pack is made again whenever a file is new. The recipes are session 31's ("The runs" in
+# models/README.md: the seventeen training decks as printed, 34 reprinted decks, our deck's
+# real crops, the real decks' crops, font crops, negatives and the three watch files),
+# and session 62's partly covered fan corners (runs f and g). About an hour on 2 cores.
+# The reprinted decks are written to the deck cache with role "train" (synth.retype), so
+# every rendered file below names its decks, and they are removed again once their crops
+# are cut: any other command drawing `--role train` draws the decks as printed, as before.
+set -eu
+export YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false YOLO_CONFIG_DIR=$PWD/.yolo PYTHONUNBUFFERED=1
+P=${PYTHON:-.venv/bin/python}; G=datasets/generated; LOGS=${LOGS:-/tmp/gpu-photo-crops}
+mkdir -p "$G" "$LOGS"
+decks() {  # the training decks as printed ("printed") or reprinted ("retype")
+  $P - "$1" <<'PY'
+import sys
+from vision.training.synth.decks import available_decks
+from vision.training.synth.retype import PREFIX
+names = available_decks("train")
+print(" ".join(n for n in names if n.startswith(PREFIX) == (sys.argv[1] == "retype")))
+PY
+}
+made=0
+step() {  # step FILE COMMAND...: run COMMAND unless FILE exists, its output to a log
+  local file=$1; shift
+  if [ -e "$file" ]; then echo "have $file"; return; fi
+  echo "$(date +%H:%M:%S) making $file"
+  "$@" > "$LOGS/$(basename "$file").log" 2>&1 || {
+    echo "failed: $*; see $LOGS/$(basename "$file").log"; exit 1; }
+  made=1
+}
+PRINTED_DECKS=$(decks printed)
+[ -n "$PRINTED_DECKS" ] || { echo "no training decks cached: run python -m vision.training.synth.decks fetch"; exit 2; }
+if [ ! -e $G/crops-retype.npz ] && [ -z "$(decks retype)" ]; then
+  echo "$(date +%H:%M:%S) reprinting 34 training decks"
+  $P -m vision.training.synth.retype --count 34 --seed 1 > "$LOGS/retype.log" 2>&1
+fi
+RETYPED_DECKS=$(decks retype)
+C="$P -m vision.training.train_classifier crops"
+# shellcheck disable=SC2086  # the deck lists are words
+{
+step $G/crops-orig.npz $C --out $G/crops-orig.npz --scenes 800 --seed 312 --decks $PRINTED_DECKS
+step $G/crops-retype.npz $C --out $G/crops-retype.npz --scenes 1500 --seed 311 \
+  --layouts fan overlap rows spread --decks $RETYPED_DECKS
+step $G/crops-fan-part.npz $C --out $G/crops-fan-part.npz --scenes 3000 --seed 62 \
+  --layouts fan --keep partly-covered --decks $PRINTED_DECKS
+step $G/crops-val-fan.npz $C --out $G/crops-val-fan.npz --scenes 150 --seed 103 --role val \
+  --layouts fan
+step $G/crops-val3.npz $C --out $G/crops-val3.npz --scenes 150 --seed 104 --role val
+}
+for name in $RETYPED_DECKS; do rm -rf "datasets/cache/decks/${name:?}"; done
+step $G/real-crops-train.npz $P -m vision.training.realdata crops --split train \
+  --out $G/real-crops-train.npz
+step $G/real-crops-tune.npz $P -m vision.training.realdata crops --split tune \
+  --out $G/real-crops-tune.npz
+step $G/deck-crops-train.npz $P -m vision.training.realdata deck-crops --split train \
+  --out $G/deck-crops-train.npz
+step $G/font-crops.npz $P -m vision.training.synth.fontindex --count 10000 --out $G/font-crops.npz
+step $G/negatives-train.npz $P -m vision.training.negatives --scenes 150 --real-photos \
+  --real-decks --out $G/negatives-train.npz
+step $G/negatives-tune.npz $P -m vision.training.negatives --real-photos --real-decks \
+  --split tune --out $G/negatives-tune.npz
+if [ $made = 1 ] || [ ! -d .gpu/crops ]; then
+  echo "$(date +%H:%M:%S) packing .gpu/crops"
+  rm -rf .gpu/crops
+  $P -m vision.training.crop_mosaics pack --out .gpu/crops --seed 32 --quality 80 \
+    $G/real-crops-train.npz:28000 $G/crops-orig.npz:15000 $G/crops-retype.npz:17000 \
+    $G/font-crops.npz:6000 $G/deck-crops-train.npz $G/negatives-train.npz \
+    $G/negatives-tune.npz $G/crops-val3.npz:1000 $G/crops-val-fan.npz:1000 \
+    $G/real-crops-tune.npz:2000 $G/crops-fan-part.npz:8000 > "$LOGS/pack.log" 2>&1
+fi
+du -sh .gpu/crops
