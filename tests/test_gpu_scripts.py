@@ -35,3 +35,13 @@ def test_an_unknown_run_is_refused_before_any_work(script: str, known: str,
     # Nothing was unpacked, drawn or trained.
     work = tmp_path / "work"
     assert not work.exists() or not any(work.iterdir())
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+@pytest.mark.parametrize("script", sorted(path.name for path in (ROOT / "tools").glob("*.sh")))
+def test_each_tool_script_parses(script: str) -> None:
+    # A lent machine's minutes, or an hour of crops here, are lost to a script that stops
+    # at a syntax error halfway.
+    done = subprocess.run([BASH, "-n", f"tools/{script}"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
