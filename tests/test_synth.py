@@ -479,11 +479,11 @@ def test_each_label_says_how_much_of_its_rank_and_suit_shows(cache: Path) -> Non
         # are clipped or dropped with their shares.
         scene = render_scene(np.random.default_rng(seed), deck, size=640, height=480,
                              layout="fan")
-        assert len(scene.shown) == len(scene.labels) == len(scene.readable_labels)
+        assert len(scene.shown) == len(scene.labels)
         assert all(0 <= rank <= 1 and 0 <= suit <= 1 for rank, suit in scene.shown)
         readable = {CARD_NAMES[label[0]]
-                    for label, ok in zip(scene.labels, scene.readable_labels, strict=True)
-                    if ok}
+                    for label, shares in zip(scene.labels, scene.shown, strict=True)
+                    if readable_shares(*shares)}
         labelled = {CARD_NAMES[label[0]] for label in scene.labels}
         assert set(scene.unreadable) == labelled - readable
     assert readable_shares(0.5, 0.5) and not readable_shares(0.49, 1.0)

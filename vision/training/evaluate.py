@@ -102,6 +102,7 @@ class Scores:
     # (the manifest's ``unreadable``): what is left is the reader's loss on readable cards.
     unreadable_fates: Counter[str] = field(default_factory=Counter)
     unreadable_gate_fates: Counter[str] = field(default_factory=Counter)
+    told_unreadable: bool = False  # whether the manifest says which cards are unreadable
     corrected: int = 0  # photos whose labels an erratum corrects (evaluate)
     rows_scenes: int = 0  # scenes laid out in rows, every card showing a corner
     rows_right: int = 0  # of those, read with each row holding its cards
@@ -340,6 +341,7 @@ def evaluate(data: Path, detector: object, split: str | None = "val", limit: int
     group = group_of(data, by) if by else {}
     hand_rows = manifest_hand_rows(data)
     unreadable = manifest_unreadable(data)
+    scores.told_unreadable = unreadable is not None
     for image_path in photos_to_read(data, split, layouts, shots)[:limit]:
         expected = truth(image_path, names, errata)
         scores.corrected += errata.for_image(image_path) is not None
@@ -565,7 +567,7 @@ def main(argv: list[str] | None = None) -> int:
         result["by"] = args.by
         result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}
     # A rendered set drawn since session 61 says which missed cards no one could read.
-    told_unreadable = manifest_unreadable(args.data) is not None
+    told_unreadable = scores.told_unreadable
     if args.fates:
         result["fates"] = {fate: scores.fates[fate] for fate in FATES}
         result["wrong_fates"] = {fate: scores.wrong_fates[fate] for fate in WRONG_FATES}

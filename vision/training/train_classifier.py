@@ -57,14 +57,14 @@ def keep_crops(shown: np.ndarray, keep: str) -> np.ndarray:
     """Which crops to keep, by the shares of their rank and suit that show (``shown``,
     (N, 2)): ``all``; ``readable`` (``synth.scene.readable_shares``); ``partly-covered``,
     readable but less than ``WHOLE_SHOWN`` of the rank or the suit showing."""
-    from vision.training.synth.scene import READABLE_RANK, READABLE_SUIT
+    from vision.training.synth.scene import readable_shares
 
     if keep not in KEEPS:
         raise ValueError(f"no crops called {keep!r} to keep: choose {', '.join(KEEPS)}")
     shown = np.asarray(shown, np.float32).reshape(-1, 2)
-    readable = (shown[:, 0] >= READABLE_RANK) & (shown[:, 1] >= READABLE_SUIT)
     if keep == "all":
         return np.ones(len(shown), bool)
+    readable = readable_shares(shown[:, 0], shown[:, 1])
     if keep == "readable":
         return readable
     return readable & (shown.min(axis=1) < WHOLE_SHOWN)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import cv2
 import numpy as np
@@ -48,6 +49,7 @@ READABLE_SUIT = 0.5
 
 
 Label = tuple[int, float, float, float, float]  # class, cx, cy, w, h in [0, 1] of the photo
+Share = TypeVar("Share", float, np.ndarray)  # a share of ink shown, or an array of them
 
 
 @dataclass
@@ -71,17 +73,12 @@ class Scene:
     # told from its neighbours by what a person could read in it.
     shown: tuple[tuple[float, float], ...] = ()
 
-    @property
-    def readable_labels(self) -> tuple[bool, ...]:
-        """Whether each label's corner shows ``READABLE_RANK`` of its rank and
-        ``READABLE_SUIT`` of its suit."""
-        return tuple(readable_shares(rank, suit) for rank, suit in self.shown)
 
-
-def readable_shares(rank: float, suit: float) -> bool:
+def readable_shares(rank: Share, suit: Share) -> Share:
     """Whether a corner showing these shares of its rank's and its suit's ink can be
-    read (``READABLE_RANK``, ``READABLE_SUIT``)."""
-    return rank >= READABLE_RANK and suit >= READABLE_SUIT
+    read (``READABLE_RANK``, ``READABLE_SUIT``); for arrays of shares, element by
+    element (a crop file's ``shown``)."""
+    return (rank >= READABLE_RANK) & (suit >= READABLE_SUIT)
 
 
 # ------------------------------------------------------------------------------- layouts
