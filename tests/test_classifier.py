@@ -1534,3 +1534,31 @@ def test_a_network_trained_at_a_smaller_side_reads_crops_averaged_down(tmp_path,
                  "--index-head"]) == 2
     assert "train them at --input-px 40" in capsys.readouterr().err
     assert not (tmp_path / "a.onnx").exists() and not (tmp_path / "b.onnx").exists()
+
+
+def test_a_run_stopped_and_resumed_trains_as_one_unstopped_run(tmp_path) -> None:
+    """A run too long for one sitting of the 2-core machine trains in parts (``until``,
+    then ``resume``); the network comes out exactly as one unstopped run's."""
+    import torch
+
+    from vision.training.train_classifier import resume_path, train
+
+    rng = np.random.default_rng(3)
+    path = tmp_path / "crops.npz"
+    np.savez(path, images=rng.integers(0, 255, (48, CROP, CROP, 3), np.uint8),
+             labels=rng.integers(0, 52, 48))
+    settings = dict(epochs=3, seed=5, batch_size=16, per_epoch=32, channels=(4, 8, 8),
+                    reshape=True, state_only=True)
+    whole = train([path], [path], tmp_path / "whole" / "net.onnx", **settings)
+    parts = tmp_path / "parts" / "net.onnx"
+    first = train([path], [path], parts, until=1, **settings)
+    assert first["epoch"] == 1 and resume_path(parts).exists()
+    last = train([path], [path], parts, resume=True, **settings)
+    assert last == {**whole, "minutes": last["minutes"]}
+    one = torch.load(tmp_path / "whole" / "net.pt")
+    other = torch.load(parts.with_suffix(".pt"))
+    assert all(torch.equal(one[key], other[key]) for key in one)
+    with pytest.raises(ValueError, match=r"other settings \(lr\)"):
+        train([path], [path], parts, resume=True, **{**settings, "lr": 1e-3})
+    with pytest.raises(ValueError, match="--until 4: choose 1 to --epochs"):
+        train([path], [path], parts, until=4, **settings)

@@ -16,6 +16,12 @@
 # away fewer crops of no index than the same stage run here (session 25), so train it again
 # here with `--index-only` before shipping.
 # DEVICE=cpu and, say, QUICK="--epochs 1 --per-epoch 512" try the script on this machine.
+# On this machine at full length (session 63; about 8 minutes an epoch of 40,000 crops, so
+# one run spans sittings): DEVICE=cpu CROPS=datasets/generated UNPACK=0 RESUME=1
+# LIMIT=36000 INDEX_LIMIT=3600 WORK=runs/cpu-photo OUT=runs/cpu-photo/out nohup bash
+# tools/gpu_photo_classifiers.sh g &, run again in the next sitting: each stage goes on
+# from its last finished epoch (train_classifier --resume); a finished one only loads its
+# crops again.
 set -u
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/gpu-photo-classifiers}; LIMIT=${LIMIT:-330}; D=${CROPS:-/tmp/crops}
@@ -72,21 +78,29 @@ declare -A run=(
 for letter in "$@"; do
   [ -n "${run[$letter]+set}" ] || { echo "unknown run $letter: known ${!run[*]}"; exit 2; }
 done
-python3 -m vision.training.crop_mosaics unpack .gpu/crops "$D" > "$WORK/unpack.log" || exit 1
+if [ "${UNPACK:-1}" = 1 ]; then
+  python3 -m vision.training.crop_mosaics unpack .gpu/crops "$D" > "$WORK/unpack.log" || exit 1
+fi
+# RESUME=1: each stage goes on where a stopped run of it stopped, and a stage stopped
+# short ends the run (the next sitting goes on). Without it, as on a lent GPU, the index
+# stage trains on whatever epoch the names reached in the time given.
+again=(); [ "${RESUME:-0}" = 1 ] && again=(--resume)
+short() { [ "${RESUME:-0}" = 1 ] && exit 1; true; }
 for letter in "$@"; do
   (
     # shellcheck disable=SC2086
     timeout "$LIMIT" python3 -m vision.training.train_classifier train "${common[@]}" \
       --train ${files[$letter]} --share ${share[$letter]} --val $VAL --init "$S" \
-      --out "$WORK/$letter/names.onnx" "${names[@]}" ${run[$letter]} ${QUICK:-}
+      --out "$WORK/$letter/names.onnx" "${names[@]}" ${run[$letter]} ${QUICK:-} \
+      "${again[@]}" || short
     # shellcheck disable=SC2086
-    timeout 90 python3 -m vision.training.train_classifier train "${common[@]}" \
+    timeout "${INDEX_LIMIT:-90}" python3 -m vision.training.train_classifier train "${common[@]}" \
       --train ${files[$letter]} $NEGATIVES --share ${share[$letter]} 1.6 \
       --val $VAL "$D/negatives-tune.npz" --init "$WORK/$letter/names.pt" --index-head \
       --index-only --lr 3e-3 --epochs 8 --per-epoch 20000 --seed 7 \
-      --out "$WORK/$letter/corner-classifier.onnx" ${QUICK:-}
+      --out "$WORK/$letter/corner-classifier.onnx" ${QUICK:-} "${again[@]}" || short
     cp "$WORK/$letter/corner-classifier.pt" "$OUT/$letter.pt"
-  ) > "$WORK/$letter.log" 2>&1 &
+  ) >> "$WORK/$letter.log" 2>&1 &
 done
 wait
 for letter in "$@"; do tail -n 1 "$WORK/$letter.log"; done

@@ -798,9 +798,11 @@ def _sure_ranks(card_probs: np.ndarray) -> tuple[list[tuple[int, int]], int]:
     return wrong, right
 
 
-def _check_order(path: str, suit: str, card_probs: np.ndarray) -> None:
+def _check_order(path: str, suit: str, card_probs: np.ndarray
+                 ) -> tuple[list[tuple[int, int]], int]:
     """Raise when the base classifier, where confident, says the photo's cards are not in
-    rank order. ``card_probs``: (13, 52), cards in order."""
+    rank order. ``card_probs``: (13, 52), cards in order. Else returns the photo's sure
+    ranks (``_sure_ranks``)."""
     wrong, right = _sure_ranks(card_probs)
     swapped = any(read == PLACE_RANKS[j] and PLACE_RANKS[k] == other for k, read in wrong
                   for j, other in wrong if j != k)
@@ -810,6 +812,7 @@ def _check_order(path: str, suit: str, card_probs: np.ndarray) -> None:
         raise DeckError(f"{path}: cards out of order ({described}): lay the {SUIT_WORDS[suit]}"
                         " A 2 3 4 5 6 7 8 9 10 J Q K, left to right, then the next row down, "
                         "and retake the photo")
+    return wrong, right
 
 
 # The turns (quarter turns, as ``np.rot90`` counts them) a calibration photo is understood
@@ -854,11 +857,10 @@ def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
             return photo
         photo.card_probs = read_cards(seen, found, cards)
         try:
-            _check_order(path, suit, photo.card_probs)
+            wrong, right = _check_order(path, suit, photo.card_probs)
         except DeckError as error:
             refusal = refusal or error
             continue
-        wrong, right = _sure_ranks(photo.card_probs)
         if turn == 0 or (right >= MIN_RANKS_SURE and right > len(wrong)):
             return photo
     assert refusal is not None

@@ -21,6 +21,7 @@ the scene renderer are this module's alone.
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import sys
@@ -512,9 +513,18 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
           unsure: float = 0.0, occlude: float = 0.0,
           narrow: Path | None = None,
           teacher: tuple[Path, Sequence[int]] | None = None,
-          teacher_weight: float = 1.0, input_px: int = CROP) -> dict[str, object]:
+          teacher_weight: float = 1.0, input_px: int = CROP,
+          resume: bool = False, until: int | None = None) -> dict[str, object]:
     """Train, exporting the ONNX model and a state dict (``out`` with ``.pt``, to start a
     later run from with ``init``) after every epoch, so a stopped run loses little.
+
+    After every epoch the whole run's state (network, optimiser, schedule, random
+    generators) is written too (``resume_path(out)``). ``resume``: go on from that file's
+    last finished epoch, exactly as the run would have gone unstopped, when it exists and
+    was written by a run of these same settings (a run of other settings is refused); else
+    start. ``until``: stop after that many of the ``epochs`` (the schedule stays the whole
+    run's), so that a run too long for one sitting of the 2-core machine is trained in
+    parts, each resumed where the last stopped.
 
     Each epoch samples ``per_epoch`` crops, ``shares`` of them from each training file (by
     default in proportion to the files' sizes): a small file of real-photo crops can weigh
@@ -561,6 +571,10 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     if input_px != CROP and (index_head or centre_head):
         raise ValueError(f"the index and centre heads read a {CROP // 8}x{CROP // 8} map of "
                          f"a {CROP}-pixel crop: train them at --input-px {CROP}")
+    if until is not None and not 1 <= until <= epochs:
+        raise ValueError(f"--until {until}: choose 1 to --epochs ({epochs})")
+    settings = _run_settings({name: value for name, value in locals().items()
+                              if name in inspect.signature(train).parameters})
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     generator = torch.Generator(device).manual_seed(seed)
@@ -624,9 +638,27 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     # Many small steps suit a CPU: a short warm-up, then a cosine decay.
     schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps,
                                                    pct_start=0.1)
-    history: dict[str, float] = {}
+    history: dict[str, object] = {}
     started = time.time()
-    for epoch in range(epochs):
+    first = 0
+    saved = resume_path(out)
+    if resume and saved.exists():
+        state = torch.load(saved, map_location=device, weights_only=False)
+        if state["settings"] != settings:
+            changed = sorted(key for key in settings | state["settings"]
+                             if settings.get(key) != state["settings"].get(key))
+            raise ValueError(f"{saved} was written by a run of other settings ("
+                             f"{', '.join(changed)}): train with the same ones to go on, or "
+                             "remove the file to start again")
+        net.load_state_dict(state["net"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        generator.set_state(state["generator"].to(generator.get_state().device))
+        torch.set_rng_state(state["torch_rng"])
+        first, history = int(state["epoch"]), dict(state["history"])
+        started -= float(state["minutes"]) * 60
+        print(json.dumps({"resumed": str(saved), "epoch": first}), flush=True)
+    for epoch in range(first, epochs if until is None else until):
         net.train()
         if alone is not None:
             net.features.eval()  # batch norm keeps the trained network's statistics
@@ -681,7 +713,34 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         if not state_only:
             export(net.cpu(), out, input_px)
             net.to(device)
+        # Written last and whole (renamed into place), so a run stopped while writing
+        # resumes from the epoch before.
+        partial = saved.with_name(saved.name + ".part")
+        torch.save({"settings": settings, "epoch": epoch + 1, "history": history,
+                    "minutes": (time.time() - started) / 60, "net": net.state_dict(),
+                    "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
+                    "generator": generator.get_state(), "torch_rng": torch.get_rng_state()},
+                   partial)
+        partial.replace(saved)
     return history
+
+
+def resume_path(out: Path) -> Path:
+    """Where ``train`` keeps the run's whole state after each epoch: beside ``out``."""
+    return out.with_suffix(".resume.pt")
+
+
+def _run_settings(arguments: dict[str, object]) -> dict[str, object]:
+    """What decides a run's course (``train``'s ``arguments`` but where it writes,
+    ``resume`` and ``until``), in plain values: a resumed run must match it."""
+    def plain(value: object) -> object:
+        if isinstance(value, Path):
+            return str(value)
+        if isinstance(value, (list, tuple)):
+            return [plain(item) for item in value]
+        return value
+    return {key: plain(value) for key, value in arguments.items()
+            if key not in ("out", "resume", "until")}
 
 
 def _at_side(batch, side: int):  # torch tensors (N, 3, CROP, CROP) -> (N, 3, side, side)
@@ -1051,6 +1110,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--state-only", action="store_true",
                      help="write the state dict alone each epoch, no ONNX model (export "
                      "it later with average --states)")
+    fit.add_argument("--resume", action="store_true",
+                     help="go on from the last epoch a stopped run of the same settings "
+                     "finished (OUT with .resume.pt), else start")
+    fit.add_argument("--until", type=int, default=None, metavar="EPOCH",
+                     help="stop after this many of --epochs, the schedule kept the whole "
+                     "run's (go on later with --resume)")
     average = sub.add_parser("average", help="export networks trained apart as one ONNX "
                              "model that averages their log-probabilities")
     average.add_argument("--states", nargs="+", required=True, metavar="PATH[:C1,C2,C3]",
@@ -1156,7 +1221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         unsure=args.unsure, occlude=args.occlude, narrow=args.narrow,
                         teacher=None if args.teacher is None
                         else parse_state(args.teacher, args.channels),
-                        teacher_weight=args.teacher_weight, input_px=args.input_px)
+                        teacher_weight=args.teacher_weight, input_px=args.input_px,
+                        resume=args.resume, until=args.until)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
