@@ -643,7 +643,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     first = 0
     saved = resume_path(out)
     if resume and saved.exists():
-        state = torch.load(saved, map_location=device, weights_only=False)
+        # On the CPU: the random generators' states must be CPU tensors, and loading a
+        # state dict moves each tensor to its parameter's device.
+        state = torch.load(saved, map_location="cpu", weights_only=False)
         if state["settings"] != settings:
             changed = sorted(key for key in settings | state["settings"]
                              if settings.get(key) != state["settings"].get(key))
@@ -653,8 +655,10 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         net.load_state_dict(state["net"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])
-        generator.set_state(state["generator"].to(generator.get_state().device))
+        generator.set_state(state["generator"])
         torch.set_rng_state(state["torch_rng"])
+        if state.get("cuda_rng") is not None:  # dropout's numbers on a GPU
+            torch.cuda.set_rng_state(state["cuda_rng"], torch.device(device))
         first, history = int(state["epoch"]), dict(state["history"])
         started -= float(state["minutes"]) * 60
         print(json.dumps({"resumed": str(saved), "epoch": first}), flush=True)
@@ -719,7 +723,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         torch.save({"settings": settings, "epoch": epoch + 1, "history": history,
                     "minutes": (time.time() - started) / 60, "net": net.state_dict(),
                     "optimiser": optimiser.state_dict(), "schedule": schedule.state_dict(),
-                    "generator": generator.get_state(), "torch_rng": torch.get_rng_state()},
+                    "generator": generator.get_state(), "torch_rng": torch.get_rng_state(),
+                    "cuda_rng": torch.cuda.get_rng_state(torch.device(device))
+                    if device.startswith("cuda") else None},
                    partial)
         partial.replace(saved)
     return history
