@@ -575,6 +575,19 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
         raise ValueError(f"--until {until}: choose 1 to --epochs ({epochs})")
     settings = _run_settings({name: value for name, value in locals().items()
                               if name in inspect.signature(train).parameters})
+    saved = resume_path(out)
+    state = None
+    if resume and saved.exists():
+        # Checked before the crops load, so a refused run costs nothing. On the CPU: the
+        # random generators' states must be CPU tensors, and loading a state dict moves
+        # each tensor to its parameter's device.
+        state = torch.load(saved, map_location="cpu", weights_only=False)
+        if state["settings"] != settings:
+            changed = sorted(key for key in settings | state["settings"]
+                             if settings.get(key) != state["settings"].get(key))
+            raise ValueError(f"{saved} was written by a run of other settings ("
+                             f"{', '.join(changed)}): train with the same ones to go on, or "
+                             "remove the file to start again")
     torch.manual_seed(seed)
     torch.set_num_threads(2)
     generator = torch.Generator(device).manual_seed(seed)
@@ -641,17 +654,7 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     history: dict[str, object] = {}
     started = time.time()
     first = 0
-    saved = resume_path(out)
-    if resume and saved.exists():
-        # On the CPU: the random generators' states must be CPU tensors, and loading a
-        # state dict moves each tensor to its parameter's device.
-        state = torch.load(saved, map_location="cpu", weights_only=False)
-        if state["settings"] != settings:
-            changed = sorted(key for key in settings | state["settings"]
-                             if settings.get(key) != state["settings"].get(key))
-            raise ValueError(f"{saved} was written by a run of other settings ("
-                             f"{', '.join(changed)}): train with the same ones to go on, or "
-                             "remove the file to start again")
+    if state is not None:
         net.load_state_dict(state["net"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])
