@@ -1562,3 +1562,30 @@ def test_a_run_stopped_and_resumed_trains_as_one_unstopped_run(tmp_path) -> None
         train([path], [path], parts, resume=True, **{**settings, "lr": 1e-3})
     with pytest.raises(ValueError, match="--until 4: choose 1 to --epochs"):
         train([path], [path], parts, until=4, **settings)
+
+
+def test_a_run_resumed_in_bfloat16_goes_on_and_learns(tmp_path) -> None:
+    """``precision="bf16"`` (the CPU's bfloat16 passes) may take over a run between
+    sittings; it trains (two plain colours, two names, learned), keeps fp32 weights, and
+    says in each epoch's line which arithmetic it ran in."""
+    import torch
+
+    from vision.training.train_classifier import train
+
+    rng = np.random.default_rng(4)
+    labels = rng.integers(0, 2, 64) * 13  # the A of spades and the A of hearts
+    images = np.where((labels == 0)[:, None, None, None], 30, 220).astype(np.uint8)
+    images = np.broadcast_to(images, (64, CROP, CROP, 3)).copy()
+    path = tmp_path / "crops.npz"
+    np.savez(path, images=images, labels=labels)
+    settings = dict(epochs=6, seed=2, batch_size=16, per_epoch=64, channels=(4, 8, 8),
+                    state_only=True, lr=1e-2)
+    out = tmp_path / "net.onnx"
+    assert train([path], [path], out, until=2, **settings)["precision"] == "fp32"
+    last = train([path], [path], out, resume=True, precision="bf16", **settings)
+    assert last["epoch"] == 6 and last["precision"] == "bf16"
+    assert last["val_accuracy"] == {"crops": 1.0}
+    state = torch.load(out.with_suffix(".pt"))
+    assert all(value.dtype != torch.bfloat16 for value in state.values())
+    with pytest.raises(ValueError, match="--precision fp16: choose one of fp32, bf16"):
+        train([path], [path], out, precision="fp16", **settings)
