@@ -16,7 +16,8 @@
 # away fewer crops of no index than the same stage run here (session 25), so train it again
 # here with `--index-only` before shipping.
 # DEVICE=cpu and, say, QUICK="--epochs 1 --per-epoch 512" try the script on this machine.
-# On this machine at full length (session 63; about 6.5 minutes an epoch of 40,000 crops, so
+# On this machine at full length (session 63; about 6.5 minutes an epoch of 40,000 crops in
+# fp32, 3.3 with PRECISION=bf16 (session 64), so
 # one run spans sittings): DEVICE=cpu CROPS=datasets/generated UNPACK=0 RESUME=1
 # LIMIT=36000 INDEX_LIMIT=3600 WORK=runs/cpu-photo OUT=runs/cpu-photo/out nohup bash
 # tools/gpu_photo_classifiers.sh g &, run again in the next sitting: each stage goes on
