@@ -1581,7 +1581,9 @@ def test_a_run_resumed_in_bfloat16_goes_on_and_learns(tmp_path) -> None:
     settings = dict(epochs=6, seed=2, batch_size=16, per_epoch=64, channels=(4, 8, 8),
                     state_only=True, lr=1e-2)
     out = tmp_path / "net.onnx"
-    assert train([path], [path], out, until=2, **settings)["precision"] == "fp32"
+    first = train([path], [path], out, until=2, **settings)
+    # Not yet learned in fp32, so what follows is the bfloat16 passes' learning.
+    assert first["precision"] == "fp32" and first["val_accuracy"]["crops"] < 1.0
     last = train([path], [path], out, resume=True, precision="bf16", **settings)
     assert last["epoch"] == 6 and last["precision"] == "bf16"
     assert last["val_accuracy"] == {"crops": 1.0}

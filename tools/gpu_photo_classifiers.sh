@@ -49,8 +49,8 @@ declare -A share=([p]=$MIX [q]=$MORE [r]=$AS_PRINTED [s]=$MIX [t]=$MIX [u]=$AS_P
                   [v]=$MIX [w]=$MORE
                   [k]=$AS_PRINTED [m]=$AS_PRINTED [n]=$AS_PRINTED [o]=$AS_PRINTED
                   [f]="3.8 2.5 1 1.5 0.6" [g]="3.8 2.5 1 1.5 1.5")
-# PRECISION=bf16: train in bfloat16 (train_classifier --precision; 2.7 times as fast on this
-# machine's CPU, session 64); a resumed run may change it between sittings.
+# PRECISION=bf16: train in bfloat16 (train_classifier --precision; an epoch twice as fast on
+# this machine's CPU, session 64); a resumed run may change it between sittings.
 common=(--batch 256 --reshape --grain 0.15 --device "${DEVICE:-cuda}" --state-only
         --channels 64 128 256 --precision "${PRECISION:-fp32}")
 names=(--lr 2e-3 --epochs 50 --per-epoch 40000)  # run j's

@@ -568,7 +568,8 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     ``precision``: "fp32", or "bf16": the network's forward and backward passes in
     bfloat16 (autocast; the weights, the optimiser, the losses and validation stay fp32),
     its maps laid out channels last. On this 2-core machine's CPU (AVX512-BF16) a batch of
-    256 trains 2.7 times as fast (models/README.md, "Session 64"). It is not among the
+    256 trains 2.7 times as fast, an epoch (its crops varied in fp32) twice as fast
+    (models/README.md, "Session 64"). It is not among the
     settings a resumed run must match: a run may change it between sittings, going on from
     the same state but not bit for bit as a run of one precision; each epoch's line in
     the history says which it trained in."""
@@ -579,7 +580,6 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
 
     if precision not in PRECISIONS:
         raise ValueError(f"--precision {precision}: choose one of {', '.join(PRECISIONS)}")
-
     if not 16 <= input_px <= CROP:
         raise ValueError(f"--input-px {input_px}: choose 16 to {CROP} pixels (crops are cut "
                          f"at {CROP})")
@@ -1154,9 +1154,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="go on from the last epoch a stopped run of the same settings "
                      "finished (OUT with .resume.pt), else start")
     fit.add_argument("--precision", choices=PRECISIONS, default="fp32",
-                     help="bf16: train in bfloat16 (autocast, channels last), 2.7 times "
-                     "as fast on a CPU with AVX512-BF16; may change between sittings of a "
-                     "resumed run (default fp32)")
+                     help="bf16: train in bfloat16 (autocast, channels last), an epoch "
+                     "twice as fast on a CPU with AVX512-BF16; may change between sittings "
+                     "of a resumed run (default fp32)")
     fit.add_argument("--until", type=int, default=None, metavar="EPOCH",
                      help="stop after this many of --epochs, the schedule kept the whole "
                      "run's (go on later with --resume)")
