@@ -1591,3 +1591,43 @@ def test_a_run_resumed_in_bfloat16_goes_on_and_learns(tmp_path) -> None:
     assert all(value.dtype != torch.bfloat16 for value in state.values())
     with pytest.raises(ValueError, match="--precision fp16: choose one of fp32, bf16"):
         train([path], [path], out, precision="fp16", **settings)
+
+
+@pytest.mark.parametrize("index_head", [False, True])
+def test_one_state_exported_reads_as_its_network(tmp_path, capsys, index_head: bool) -> None:
+    """A run trained with --state-only writes a state dict alone (the runs of
+    tools/gpu_photo_classifiers.sh): ``export`` makes it the ONNX model the reader takes."""
+    import onnxruntime as ort
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    torch.manual_seed(3)
+    net = build_network((8, 16, 24), index_head=index_head)
+    net.eval()
+    state = tmp_path / "run.pt"
+    torch.save({key: value.half() if value.is_floating_point() else value
+                for key, value in net.state_dict().items()}, state)
+    net.load_state_dict(torch.load(state))  # the weights as rounded
+    out = tmp_path / "run.onnx"
+    assert main(["export", "--state", f"{state}:8,16,24", "--out", str(out)]) == 0
+    assert ("with an index head" if index_head else "without an index head") in (
+        capsys.readouterr().out)
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    crops = torch.rand(4, 3, CROP, CROP)
+    with torch.no_grad():
+        expected = net(crops)
+    outputs = session.run(None, {"crops": crops.numpy()})
+    if index_head:
+        assert [output.name for output in session.get_outputs()] == ["logits", "index"]
+        assert np.allclose(outputs[1], expected[1].numpy(), atol=1e-3)
+        expected = expected[0]
+    assert np.allclose(outputs[0], expected.numpy(), atol=1e-3)
+
+    # Another width than the state's, or no state: refused, named, nothing written.
+    assert main(["export", "--state", str(state), "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "other widths" in capsys.readouterr().err
+    assert main(["export", "--state", str(tmp_path / "gone.pt"),
+                 "--out", str(tmp_path / "x.onnx")]) == 2
+    assert "gone.pt not found" in capsys.readouterr().err
+    assert not (tmp_path / "x.onnx").exists()

@@ -45,3 +45,25 @@ def test_each_tool_script_parses(script: str) -> None:
     done = subprocess.run([BASH, "-n", f"tools/{script}"], cwd=ROOT, capture_output=True,
                           text=True, timeout=30)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+def test_the_classifier_check_refuses_before_any_work(tmp_path: Path) -> None:
+    # Its readings take 25 minutes of both cores: a missing state or crop file is named at
+    # once, not after the export.
+    env = {**os.environ, "GENERATED": str(tmp_path / "generated")}
+
+    def check(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([BASH, "tools/photo_classifier_check.sh", *args], cwd=ROOT,
+                              env=env, capture_output=True, text=True, timeout=60)
+
+    done = check()
+    assert done.returncode == 2 and "usage:" in done.stdout
+    done = check(str(tmp_path / "gone.pt"))
+    assert done.returncode == 2 and "usage:" in done.stdout
+    state = tmp_path / "run.pt"
+    state.write_bytes(b"")
+    done = check(str(state), str(tmp_path / "check"))
+    assert done.returncode == 2
+    assert f"missing {tmp_path / 'generated'}/crops-val-fan.npz" in done.stdout
+    assert not (tmp_path / "check").exists()

@@ -976,10 +976,7 @@ def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Pat
     loaded = []
     for state in states:
         path, widths = state if isinstance(state, tuple) else (state, channels)
-        # A state dict may come back from a GPU machine in half precision.
-        weights = read_state(path)
-        loaded.append((path, widths, {key: value.float() if value.is_floating_point() else value
-                                      for key, value in weights.items()}))
+        loaded.append((path, widths, _float_state(path)))
     with_index = [any(key.startswith("index.") for key in weights) for _, _, weights in loaded]
     if any(with_index) and not all(with_index):
         without = [str(path) for (path, _, _), has in zip(loaded, with_index, strict=True)
@@ -1006,6 +1003,26 @@ def export_average(states: Sequence[Path | tuple[Path, Sequence[int]]], out: Pat
                     torch.stack([index for _, index in outputs]).mean(dim=0))
 
     export(Average(), out)
+
+
+def _float_state(path: Path) -> dict:
+    """The state dict at ``path`` in single precision: one may come back from a GPU machine
+    in half precision."""
+    return {key: value.float() if value.is_floating_point() else value
+            for key, value in read_state(path).items()}
+
+
+def export_state(state: Path, out: Path, channels: Sequence[int] = CHANNELS) -> bool:
+    """One trained network's state dict (``channels`` wide; a run trained with
+    ``--state-only`` writes only that) as the ONNX model a run without it writes, with its
+    index head where the state has one (what this returns)."""
+    weights = _float_state(state)
+    index_head = any(key.startswith("index.") for key in weights)
+    net = build_network(channels, index_head=index_head,
+                        centre_head=any(key.startswith("centre.") for key in weights))
+    _load_trained(net, state, f"a network {tuple(channels)} wide", weights)
+    export(net, out)
+    return index_head
 
 
 def keep_members(source: Path, members: Sequence[int], out: Path) -> int:
@@ -1167,6 +1184,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "as wide as the widths after its colon")
     average.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
     average.add_argument("--out", type=Path, required=True)
+    one = sub.add_parser("export", help="export one trained network's state dict (a run "
+                         "with --state-only writes only that) as its ONNX model")
+    one.add_argument("--state", required=True, metavar="PATH[:C1,C2,C3]",
+                     help="the state dict (.pt), --channels wide or as wide as the widths "
+                     "after its colon")
+    one.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
+    one.add_argument("--out", type=Path, required=True)
     members = sub.add_parser("members", help="keep some networks of an averaged model "
                              "(average's, plain or quantized) and cut the others out")
     members.add_argument("--model", type=Path, required=True)
@@ -1201,6 +1225,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {error}", file=sys.stderr)
             return 2
         print(f"{len(args.keep)} of {count} networks kept -> {args.out}")
+        return 0
+    if args.command == "export":
+        try:
+            path, widths = parse_state(args.state, args.channels)
+            if not path.is_file():
+                raise ValueError(f"{path} not found: give a state dict a run wrote "
+                                 "(--state-only, or its OUT.pt)")
+            index_head = export_state(path, args.out, widths)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
+        print(f"{path} ({'with' if index_head else 'without'} an index head) -> {args.out}")
         return 0
     if args.command == "average":
         try:
