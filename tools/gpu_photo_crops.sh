@@ -13,7 +13,7 @@
 # are cut: any other command drawing `--role train` draws the decks as printed, as before.
 # REPRINTED=0 makes only the files the runs without reprinted decks read (j's recipe and
 # f, g, h, k, m, n, o, r, u) and packs nothing: for a run trained on this machine
-# (session 65: about 45 minutes where the whole set takes an hour).
+# (session 65: 25 minutes on the 2 cores, where the whole set takes an hour).
 set -eu
 export YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false YOLO_CONFIG_DIR=$PWD/.yolo PYTHONUNBUFFERED=1
 P=${PYTHON:-.venv/bin/python}; G=datasets/generated; LOGS=${LOGS:-/tmp/gpu-photo-crops}
