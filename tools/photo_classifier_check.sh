@@ -9,8 +9,8 @@
 # with each int8 network as photo mode's classifier: tune-1280b by layout (draw it with
 # `bash tools/eval_sets.sh tune-1280b`), real-photos-dev's and real-decks-dev's tune shots.
 # Everything lands in DIR (default runs/check-NAME); one JSON line a reading. About 25
-# minutes on the 2 cores; run it alone. SHIPPED=0 reads the candidate alone (the shipped
-# network's readings stand in the model card while it is unchanged): about half the time.
+# minutes on the 2 cores; run it alone. SHIPPED=0 reads the candidate alone and skips the
+# shipped network's readings, which stand in the model card while it is unchanged.
 set -eu
 export YOLO_OFFLINE=1 YOLO_AUTOINSTALL=false YOLO_CONFIG_DIR=$PWD/.yolo PYTHONUNBUFFERED=1
 P=${PYTHON:-.venv/bin/python}; G=${GENERATED:-datasets/generated}; SHARED=../shared/datasets
