@@ -378,7 +378,7 @@ def _both_detectors_read(mode: str, sureness: float,
 
     # (Unsure corners are not read again tight here: each naming is one call.)
     changes = {"photo_tight_margin": 0.0, "photo_short_scales": (), "photo_first_look_stands": 0.0,
-               **changes}
+               "photo_short_negative": False, **changes}
     info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
                                max_pass_side=2048,
                                **changes)  # type: ignore[arg-type]
@@ -489,7 +489,7 @@ def test_a_short_reading_is_read_again_at_other_scales(
                                max_pass_side=2048,
                                photo_tight_margin=0.0, photo_uses_table_detector=True,
                                photo_table_when_short=True, photo_short_scales=(1.5, 0.75),
-                               photo_first_look_stands=0.0)
+                               photo_first_look_stands=0.0, photo_short_negative=False)
     tables = CountingLocator(boxes)
     reader = CardDetector(info, locator=hands, table_locator=tables)
     reader.photo_classifier = SureAce()  # type: ignore[assignment]
@@ -529,7 +529,8 @@ def test_a_short_reading_is_read_again_turned_a_quarter() -> None:
     info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
                                max_pass_side=2048,
                                photo_tight_margin=0.0, photo_uses_table_detector=False,
-                               photo_short_scales=(-1.0,), photo_first_look_stands=0.0)
+                               photo_short_scales=(-1.0,), photo_first_look_stands=0.0,
+                               photo_short_negative=False)
     reader = CardDetector(info, locator=hands)
     reader.photo_classifier = SureAce()  # type: ignore[assignment]
     found = reader.detect(image, "photo", lambda named: len(named) >= 7)
@@ -538,11 +539,61 @@ def test_a_short_reading_is_read_again_turned_a_quarter() -> None:
     assert found.xyxy[-1].tolist() == extra[0].tolist()
 
 
+class NegativeLocator(CountingLocator):
+    """Finds ``boxes``, and ``extra`` too in the photo's negative (a black deck's gold
+    index, found only there); records which passes read the negative."""
+
+    def __init__(self, boxes: np.ndarray, extra: np.ndarray) -> None:
+        super().__init__(boxes)
+        self.extra = extra
+        self.negative: list[bool] = []
+
+    def predict(self, image: np.ndarray, conf: float, iou: float, max_det: int = 300,
+                side: int | None = None) -> Detections:
+        found = super().predict(image, conf, iou, max_det, side)
+        negative = float(image.mean()) < 128  # the photo is white; its negative black
+        self.negative.append(negative)
+        if not negative:
+            return found
+        n = len(found) + len(self.extra)
+        return Detections(np.concatenate([found.xyxy, self.extra.astype(np.float32)]),
+                          np.full(n, 0.9, np.float32), np.zeros(n, np.int64), self.names)
+
+
+@pytest.mark.parametrize(("setting", "whole_from", "negatives", "kept"), [
+    (True, 7, 1, 7),  # still short after every pass: read in its negative, made whole
+    (True, 6, 0, 6),  # whole at once: no negative pass
+    (False, 7, 0, 6),  # the setting off: left short, as before
+])
+def test_a_photo_still_short_is_read_once_in_its_negative(
+        setting: bool, whole_from: int, negatives: int, kept: int) -> None:
+    # photo_short_negative: a photo not taken for a dark deck's (too few boxes voted, or
+    # they voted light) that every other pass left short is read once in its negative, at
+    # the side it was read at; what only that pass found counts when named surely.
+    image = np.full((3024, 4032, 3), 255, np.uint8)
+    boxes = np.array([[100 + 300 * k, 500, 140 + 300 * k, 560] for k in range(6)], float)
+    extra = np.array([[100, 900, 140, 960]], float)
+    hands = NegativeLocator(boxes, extra)
+    info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
+                               max_pass_side=2048, photo_tight_margin=0.0,
+                               photo_uses_table_detector=False, photo_short_scales=(),
+                               photo_first_look_stands=0.0, photo_short_negative=setting)
+    reader = CardDetector(info, locator=hands)
+    reader.photo_classifier = SureAce()  # type: ignore[assignment]
+    found = reader.detect(image, "photo", lambda named: len(named) >= whole_from)
+    assert sum(hands.negative) == negatives
+    if negatives:
+        assert hands.sides[-1] == 1612  # the side the photo was read at
+    assert len(found) == kept
+    if kept == 7:
+        assert found.xyxy[-1].tolist() == extra[0].tolist()
+
+
 def test_the_shipped_settings_read_short_photos_again_and_bad_scales_are_refused() -> None:
     from vision.detector import ModelError
 
     info = default_model()
-    assert info.photo_table_when_short and info.photo_short_scales
+    assert info.photo_table_when_short and info.photo_short_scales and info.photo_short_negative
     for bad in ((0.0,), (1.5, 5.0)):
         with pytest.raises(ModelError, match=r"photo_short_scales .*above 0 and up to 4"):
             dataclasses.replace(info, photo_short_scales=bad)

@@ -43,6 +43,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-short-scales", float, "*", "a photo still short of its cards after both "
                                          "detectors is read again at these times the side "
                                          "it was read at"),
+    ("--photo-short-negative", _yes_or_no, None, "yes: a photo still short after every "
+                                                 "pass, not taken for a dark deck's, is read "
+                                                 "once more in its negative (no: not)"),
     ("--photo-tight-margin", float, None, "the margin unsure corners are read again at; 0 "
                                           "does not"),
     ("--photo-tight-share", float, None, "that tight reading's share of the whole"),
