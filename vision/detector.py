@@ -247,14 +247,14 @@ class ModelInfo:
     # less (models/README.md, "Session 53").
     live_early_sure: float | None = None
     # A photo of known count still short after every pass above, and not taken for a
-    # deck printed light on dark, is read once more in its negative (``_and_negative``),
-    # at the side it was read at; what only that pass finds counts when named surely
-    # (``faint_class_conf``). The dark deck's vote (``printed_light_on_dark``) needs two
-    # boxes from the first look: a dim or blurred photo of a black deck's two cards finds
-    # one or none, and its gold indices were then never looked for in the negative.
-    # real-decks-dev's black training photos 0.9898 / 0.933 / 85.54 % -> 0.99 / 0.9474 /
-    # 87.95 %, every tune set and the other kinds' photos as before (models/README.md,
-    # "Session 67"). False: not.
+    # deck printed light on dark, is read once more in its negative (as ``_and_negative``
+    # reads a dark deck's photo at every pass), at the side it was read at; what only
+    # that pass finds counts when named surely (``faint_class_conf``). The dark deck's
+    # vote (``printed_light_on_dark``) needs two boxes from the first look: a dim or
+    # blurred photo of a black deck's two cards finds one or none, and its gold indices
+    # were then never looked for in the negative. real-decks-dev's black training photos
+    # 0.9898 / 0.933 / 85.54 % -> 0.99 / 0.9474 / 87.95 %, every tune set and the other
+    # kinds' photos as before (models/README.md, "Session 67"). False: not.
     photo_short_negative: bool = False
 
     def __post_init__(self) -> None:
@@ -955,8 +955,18 @@ class CardDetector:
         ceiling = min(longest, self.info.max_pass_side)
         read = [read_at]
         threshold = self.info.detector_threshold
+
+        def with_sure_finds(named: Detections, found: Detections) -> Detections:
+            # What a pass alone found (no box of the reading covers it), named surely.
+            found = found[~_covered(found.xyxy, named.xyxy)]
+            if len(found) == 0:
+                return named
+            added = name(found, None)
+            return joined(named, added[added.confidence >= self.info.faint_class_conf])
+
+        whole = complete(named)
         for scale in self.info.photo_short_scales:
-            if complete(named):
+            if whole:
                 break
             turned = scale < 0  # a negative scale: the photo turned a quarter, at -scale
             side = int(min(max(read_at * abs(scale), self.info.imgsz), ceiling))
@@ -971,18 +981,11 @@ class CardDetector:
                 found = self._and_negative(seen, found, {"side": side})
             if turned:
                 found = _turned_back(found, image.shape[1])
-            found = found[~_covered(found.xyxy, named.xyxy)]
-            if len(found) == 0:
-                continue
-            added = name(found, None)
-            named = joined(named, added[added.confidence >= self.info.faint_class_conf])
-        if self.info.photo_short_negative and not light_on_dark and not complete(named):
-            found = self._read_parts(self.locator, 255 - image, threshold,
-                                     {"side": read_at}, parts)
-            found = found[~_covered(found.xyxy, named.xyxy)]
-            if len(found):
-                added = name(found, None)
-                named = joined(named, added[added.confidence >= self.info.faint_class_conf])
+            named = with_sure_finds(named, found)
+            whole = complete(named)
+        if self.info.photo_short_negative and not light_on_dark and not whole:
+            named = with_sure_finds(named, self._read_parts(
+                self.locator, 255 - image, threshold, {"side": read_at}, parts))
         return named
 
     def table_locator(self) -> CornerLocator | None:
