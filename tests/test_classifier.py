@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -10,6 +11,10 @@ import pytest
 from vision.classifier import DEFAULT_WEIGHTS, CornerClassifier
 from vision.detector import CardDetector
 from vision.netinput import CROP, blanked, crop_square, detector_input, letterbox, softened
+
+if TYPE_CHECKING:
+    from vision.detections import Detections
+    from vision.detector import ModelInfo
 
 
 def test_crop_is_centred_and_square() -> None:
@@ -74,6 +79,22 @@ def test_only_crowded_boxes_are_crowded() -> None:
     # Two boxes of one index (nested) are not neighbours.
     nested = np.array([[0, 0, 40, 80], [2, 2, 38, 78]], np.float64)
     assert not crowded_boxes(nested, 1.3, 1.15).any()
+
+
+def test_a_box_is_neighboured_when_another_index_reaches_into_its_crop() -> None:
+    from vision.detector import neighboured_boxes
+
+    # A square 1.6 times 80 wide around each box: the next box's centre lies outside the
+    # first's (64 pixels up and down) but its edge reaches in; the card alone is far off.
+    boxes = np.array([[0, 0, 80, 20], [0, 50, 80, 70], [300, 300, 340, 380]], np.float64)
+    assert neighboured_boxes(boxes, 1.6).tolist() == [True, True, False]
+    assert neighboured_boxes(boxes, 1.0).tolist() == [False, False, False]
+    # Only the boxes named as indices count as neighbours: a pip's box does not.
+    assert neighboured_boxes(boxes, 1.6, np.array([True, False, True])).tolist() == \
+        [False, True, False]
+    # Two boxes of one index (nested) are not neighbours.
+    nested = np.array([[0, 0, 40, 80], [2, 2, 38, 78]], np.float64)
+    assert not neighboured_boxes(nested, 1.6).any()
 
 
 def test_a_softened_crop_keeps_its_shape_and_loses_its_finest_strokes() -> None:
@@ -1292,12 +1313,7 @@ def test_only_crowded_corners_are_read_again_blanked() -> None:
     import dataclasses
 
     from vision.classifier import blended_readings
-    from vision.detections import Detections
-    from vision.detector import default_model
 
-    # A fan's two stacked indices and one corner alone.
-    boxes = np.array([[100, 100, 180, 120], [100, 128, 180, 148], [300, 300, 320, 340]],
-                     np.float32)
     first = np.full((3, 52), 0.5 / 51, np.float32)
     first[:, 0] = 0.5
     judged = np.array([0.9, 0.9, 0.9], np.float32)
@@ -1306,12 +1322,8 @@ def test_only_crowded_corners_are_read_again_blanked() -> None:
     calls: list[tuple[int, int]] = []
     Recording = _recording_classifier(first, judged, blanked, 0.99, calls)
 
-    found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
-    image = np.full((400, 400, 3), 200, np.uint8)
-    info = dataclasses.replace(default_model(), photo_margins=(1.3, 1.6),
-                               photo_view_weights=(1.0, 0.5), photo_min_index=0.5,
-                               photo_tight_margin=0.0, photo_crowded_mask=1.15,
-                               photo_crowded_share=0.35, min_class_conf=0.3)
+    found, image, info = _fan_and_a_lone_corner(photo_crowded_mask=1.15,
+                                                photo_crowded_share=0.35)
     reader = CardDetector(info)
     reader.photo_classifier = Recording()  # type: ignore[assignment]
     named = reader._name_corners(image, found, reader.photo_classifier, info.photo_margins,
@@ -1330,6 +1342,91 @@ def test_only_crowded_corners_are_read_again_blanked() -> None:
     off._name_corners(image, found, off.photo_classifier, info.photo_margins,
                       info.photo_view_weights, judge_index=True)
     assert calls == [(2, 3)]
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_only_crowded_corners_are_read_by_the_crowded_classifier() -> None:
+    import dataclasses
+
+    from vision.classifier import blended_readings
+    from vision.detector import ModelError, default_model
+
+    # The fan's first index is named surely (a whole index), the second not (half under
+    # it), and the lone corner unsurely.
+    first = np.full((3, 52), 0.5 / 51, np.float32)
+    first[:, 0] = 0.5
+    first[0] = 0.05 / 51
+    first[0, 3] = 0.95
+    judged = np.array([0.9, 0.9, 0.9], np.float32)
+    Recording = _recording_classifier(first, judged, first, 0.9, [])
+    fan = np.full((3, 52), 0.001 / 51, np.float32)
+    fan[:, 7] = 0.999  # the fan network names the covered index otherwise, surely
+    read: list[tuple[int, int, tuple[float, ...], int]] = []
+
+    class Crowded:
+        def views_probabilities(self, views: list[np.ndarray],
+                                weights: tuple[float, ...] = (1.0,),
+                                orientations: int = 2, **_: float) -> np.ndarray:
+            read.append((len(views), len(views[0]), tuple(weights), orientations))
+            return fan[:len(views[0])].copy()
+
+    found, image, info = _fan_and_a_lone_corner(photo_crowded_classifier_share=0.5)
+    reader = CardDetector(info)
+    named = reader._name_corners(image, found, Recording(), info.photo_margins,
+                                 info.photo_view_weights, orientations=4, judge_index=True,
+                                 crowded=Crowded())  # type: ignore[arg-type]
+    # Only the covered index, beside a surely named one, in both margins' crops and the
+    # same turns: the sure one's neighbour is named unsurely, and the lone one has none.
+    assert read == [(2, 1, (1.0, 0.5), 4)]
+    assert named.class_probabilities is not None and len(named) == 3
+    expected = blended_readings(first[1:2], fan[:1], 0.5)
+    assert np.allclose(named.class_probabilities[1], expected[0])
+    assert named.class_id.tolist() == [3, 7, 0]
+    assert np.allclose(named.class_probabilities[[0, 2]], first[[0, 2]])
+    # Beside a box named flatly (a pip), an index is not crowded.
+    read.clear()
+    first[0] = first[1]
+    reader._name_corners(image, found, Recording(), info.photo_margins,
+                         info.photo_view_weights, judge_index=True,
+                         crowded=Crowded())  # type: ignore[arg-type]
+    assert read == []
+    # Without one (live and table modes pass none) the photo classifier names them all.
+    alone = reader._name_corners(image, found, Recording(), info.photo_margins,
+                                 info.photo_view_weights, judge_index=True)
+    assert read == [] and alone.class_id.tolist() == [0, 0, 0]
+    for field, value in (("photo_crowded_classifier_share", -0.5),
+                         ("photo_crowded_classifier_share", 1.5), ("photo_crowded_below", 0.0)):
+        with pytest.raises(ModelError, match=field):
+            dataclasses.replace(default_model(), **{field: value})
+
+
+def test_the_shipped_crowded_classifier_is_named_by_cards_json_and_loaded() -> None:
+    from vision.detector import default_model
+
+    info = default_model()
+    assert info.photo_crowded_classifier is not None
+    assert info.photo_crowded_classifier.exists() and info.photo_crowded_classifier_share > 0
+    reader = CardDetector(info)
+    assert reader.crowded_classifier is not None
+    assert reader.crowded_classifier is not reader.photo_classifier
+
+
+def _fan_and_a_lone_corner(**changes: float) -> tuple[Detections, np.ndarray, ModelInfo]:
+    """A fan's two stacked indices and one corner alone, boxed on a grey photo, and the
+    shipped model reading two margins, without a tight re-read, with ``changes``."""
+    import dataclasses
+
+    from vision.detections import Detections
+    from vision.detector import default_model
+
+    boxes = np.array([[100, 100, 180, 120], [100, 128, 180, 148], [300, 300, 320, 340]],
+                     np.float32)
+    found = Detections(boxes, np.full(3, 0.6, np.float32), np.zeros(3, np.int64), ("item",))
+    image = np.full((400, 400, 3), 200, np.uint8)
+    info = dataclasses.replace(default_model(), photo_margins=(1.3, 1.6),
+                               photo_view_weights=(1.0, 0.5), photo_min_index=0.5,
+                               photo_tight_margin=0.0, min_class_conf=0.3, **changes)
+    return found, image, info
 
 
 def _recording_classifier(first: np.ndarray, judged: np.ndarray, again: np.ndarray,

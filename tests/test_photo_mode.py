@@ -789,7 +789,7 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
     settings["photo_classifier"] = "corner-classifier-large.onnx"
     # Not copied: this test is about the photo classifier.
     for key in ("table_detector", "photo_text_reader", "photo_second_classifier",
-                "live_detector"):
+                "photo_crowded_classifier", "live_detector"):
         settings.pop(key, None)
     (models / "cards.json").write_text(json.dumps(settings))
     with pytest.raises(ModelError, match=r"corner-classifier-large\.onnx"):

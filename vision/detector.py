@@ -256,6 +256,19 @@ class ModelInfo:
     # 0.9898 / 0.933 / 85.54 % -> 0.99 / 0.9474 / 87.95 %, every tune set and the other
     # kinds' photos as before (models/README.md, "Session 67"). False: not.
     photo_short_negative: bool = False
+    # Photo mode may read a crowded corner again with a network taught more fans: one
+    # judged an index whose crops another index reaches into, named surely by the photo
+    # classifier (``neighboured_boxes``, ``NEIGHBOUR_NAMED``). It reads the same crops in
+    # the same turns, and its reading joins the photo classifier's at
+    # ``photo_crowded_classifier_share`` (1: it names those corners alone; 0: not read).
+    # A partly covered index beside its neighbour's whole one is what the photo classifier
+    # misnames most (models/README.md, "Session 62"), and a network taught more fans read
+    # our deck's real crops worse when it named every corner (sessions 64 and 66): so it
+    # names only the crowded ones (session 68). None: not.
+    photo_crowded_classifier: Path | None = None
+    photo_crowded_classifier_share: float = 0.5
+    # ... and only the crowded corners the photo classifier names under this (1: all).
+    photo_crowded_below: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -293,6 +306,13 @@ class ModelInfo:
                              "(0: off, or a growth of the box of 1 or more) and "
                              f"photo_crowded_share {self.photo_crowded_share} (between 0 "
                              "and 1)")
+        if not 0 < self.photo_crowded_below <= 1:
+            raise ModelError(f"cards.json: photo_crowded_below {self.photo_crowded_below} is a "
+                             "probability: choose above 0 up to 1 (every crowded corner)")
+        if not 0 <= self.photo_crowded_classifier_share <= 1:
+            raise ModelError("cards.json: photo_crowded_classifier_share "
+                             f"{self.photo_crowded_classifier_share} is a share of a crowded "
+                             "corner's reading: choose 0 (not read) up to 1")
         for name in ("soften_px", "photo_soften_px", "photo_second_soften_px"):
             side = getattr(self, name)
             if side != 0 and not 8 <= side <= CROP:
@@ -427,7 +447,13 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              live_early_sure=None if settings.get("live_early_sure") is None
                              else float(settings["live_early_sure"]),
                              photo_short_negative=bool(settings.get("photo_short_negative",
-                                                                    False)))
+                                                                    False)),
+                             photo_crowded_classifier=_named_file(
+                                 settings, "photo_crowded_classifier", models),
+                             photo_crowded_classifier_share=float(settings.get(
+                                 "photo_crowded_classifier_share", 0.5)),
+                             photo_crowded_below=float(settings.get("photo_crowded_below",
+                                                                    1.0)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -687,6 +713,11 @@ def joined(found: Detections, more: Detections) -> Detections:
 
 
 OVERLAP_SHARE = 0.2  # ``crowded_boxes``: a box this much inside another is not its neighbour
+# ``photo_crowded_classifier``: a neighbour is a box the photo classifier names this surely.
+# Any box counted, a 10d's own pips made its index crowded on a real photo, and the fan
+# network named it worse; at 0.5 tune-1280b read the same hands with a card more wrong
+# (models/README.md, "Session 68").
+NEIGHBOUR_NAMED = 0.9
 
 
 def crowded_boxes(xyxy: np.ndarray, margin: float, grow: float) -> np.ndarray:
@@ -700,6 +731,27 @@ def crowded_boxes(xyxy: np.ndarray, margin: float, grow: float) -> np.ndarray:
     outside_box = (apart > halves[:, None, :] * grow).any(axis=2)
     # A box that overlaps this one much is the same index boxed again, not a neighbour.
     neighbours = in_square & outside_box & (nested_shares(xyxy, xyxy) < OVERLAP_SHARE)
+    np.fill_diagonal(neighbours, False)
+    return neighbours.any(axis=1)
+
+
+def neighboured_boxes(xyxy: np.ndarray, margin: float,
+                      indices: np.ndarray | None = None) -> np.ndarray:
+    """(N,) bool: the boxes whose crop square (``margin`` times the longer side, as
+    ``crop_square`` cuts it) another box reaches into: part of a neighbour's index shows
+    in the crop. A box much inside this one (``OVERLAP_SHARE``) is this index boxed
+    again, not a neighbour. ``indices`` (N,) bool: only these boxes count as neighbours
+    (the ones judged an index, not a pip); None: all."""
+    centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
+    reach = (xyxy[:, 2:] - xyxy[:, :2]).max(axis=1) * margin / 2
+    square = np.concatenate([centres - reach[:, None], centres + reach[:, None]], axis=1)
+    meets = (np.minimum(square[:, None, 2], xyxy[None, :, 2]) >
+             np.maximum(square[:, None, 0], xyxy[None, :, 0])) & \
+        (np.minimum(square[:, None, 3], xyxy[None, :, 3]) >
+         np.maximum(square[:, None, 1], xyxy[None, :, 1]))
+    neighbours = meets & (nested_shares(xyxy, xyxy) < OVERLAP_SHARE)
+    if indices is not None:
+        neighbours &= indices[None, :]
     np.fill_diagonal(neighbours, False)
     return neighbours.any(axis=1)
 
@@ -759,6 +811,7 @@ class CardDetector:
         self.photo_classifier: CornerClassifier | None = None
         self.text_reader: TextReader | None = None
         self.second_classifier: CornerClassifier | None = None
+        self.crowded_classifier: CornerClassifier | None = None
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier,
@@ -773,6 +826,11 @@ class CardDetector:
                     self.second_classifier = CornerClassifier(
                         self.info.photo_second_classifier,
                         soften_px=self.info.photo_second_soften_px)
+                if self.info.photo_crowded_classifier is not None and \
+                        self.info.photo_crowded_classifier_share > 0:
+                    self.crowded_classifier = CornerClassifier(
+                        self.info.photo_crowded_classifier,
+                        soften_px=self.info.photo_soften_px)
             except ClassifierError as error:
                 raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):
@@ -808,6 +866,8 @@ class CardDetector:
                                       tight_margin=self.info.photo_tight_margin
                                       if mode == "photo" else 0.0,
                                       second=self.second_classifier
+                                      if mode == "photo" else None,
+                                      crowded=self.crowded_classifier
                                       if mode == "photo" else None)
 
         more: Detections | None = None  # table mode: the table detector's boxes
@@ -1046,7 +1106,8 @@ class CardDetector:
                       judge_index: bool = False, tight_margin: float = 0.0,
                       second: CornerClassifier | None = None,
                       early_one: float | None = None,
-                      early_sure: float | None = None) -> Detections:
+                      early_sure: float | None = None,
+                      crowded: CornerClassifier | None = None) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
@@ -1061,7 +1122,9 @@ class CardDetector:
         (and judged an index with ``ModelInfo.photo_second_min_index``), joined by
         ``ModelInfo.photo_second_weight`` over ``photo_second_top`` names. ``early_one``:
         the classifier's ``early_one`` (None: ``ModelInfo.early_one_turn``); ``early_sure``
-        its ``early_sure`` (None: ``ModelInfo.early_sure``).
+        its ``early_sure`` (None: ``ModelInfo.early_sure``). ``crowded``: a network that
+        reads the crowded corners (``crowded_boxes``) in the same crops and turns, joined at
+        ``ModelInfo.photo_crowded_classifier_share``.
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -1124,6 +1187,26 @@ class CardDetector:
             probabilities[again] = blended_readings(probabilities[again], reading, share)
             index[again] = blended_index(index[again], reading_index, share)
 
+        def read_crowded(probabilities: np.ndarray) -> None:
+            assert crowded is not None
+            # The neighbour that misleads is a whole index the photo classifier names
+            # surely; a pip's box beside an index is named flatly, and is no neighbour.
+            indices = probabilities.max(axis=1) >= NEIGHBOUR_NAMED
+            if index_probabilities is not None:
+                indices &= index_probabilities >= self.info.photo_min_index
+            again = neighboured_boxes(found.xyxy, max(margins), indices)
+            if index_probabilities is not None:
+                again &= index_probabilities >= self.info.photo_min_index
+            if self.info.photo_crowded_below < 1:
+                again &= probabilities.max(axis=1) < self.info.photo_crowded_below
+            again = np.flatnonzero(again)
+            if len(again) == 0:
+                return
+            other = crowded.views_probabilities([cut(m)[again] for m in margins],
+                                                weights=weights, orientations=orientations)
+            probabilities[again] = blended_readings(
+                probabilities[again], other, self.info.photo_crowded_classifier_share)
+
         # The second classifier and the text reader read only what this gate passes.
         reread_gate = max(self.info.photo_min_index, self.info.photo_second_min_index)
 
@@ -1150,6 +1233,8 @@ class CardDetector:
                 probabilities = classifier.views_probabilities(
                     views, weights=weights, orientations=orientations, early_sure=early,
                     early_views=early_views, early_one=one_turn)
+            if crowded is not None:
+                read_crowded(probabilities)
             if index_probabilities is not None and self.info.photo_crowded_mask:
                 read_blanked(probabilities, index_probabilities)
             if tight_margin > 0:

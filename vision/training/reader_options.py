@@ -52,6 +52,13 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-crowded-mask", float, None, "crowded corners read again blanked outside "
                                           "their box grown by this; 0 does not"),
     ("--photo-crowded-share", float, None, "that blanked reading's share of the whole"),
+    ("--photo-crowded-classifier", Path, None, "a network that reads the crowded corners "
+                                               "(a neighbour's index in the crop) beside "
+                                               "the photo classifier"),
+    ("--photo-crowded-classifier-share", float, None, "that network's share of a crowded "
+                                                      "corner's reading; 0 reads without it"),
+    ("--photo-crowded-below", float, None, "only the crowded corners the photo classifier "
+                                           "names under this are read by that network"),
     ("--photo-second-classifier", Path, None, "a second classifier's ONNX model, read for "
                                               "unsure corners"),
     ("--photo-second-weight", float, None, "the second classifier's weight; 0 reads without "
