@@ -714,7 +714,7 @@ def joined(found: Detections, more: Detections) -> Detections:
 
 OVERLAP_SHARE = 0.2  # ``crowded_boxes``: a box this much inside another is not its neighbour
 # ``photo_crowded_classifier``: a neighbour is a box the photo classifier names this surely.
-# Any box counted, a 10d's own pips made its index crowded on a real photo, and the fan
+# With any box counted, a 10d's own pips made its index crowded on a real photo, and the fan
 # network named it worse; at 0.5 tune-1280b read the same hands with a card more wrong
 # (models/README.md, "Session 68").
 NEIGHBOUR_NAMED = 0.9
@@ -1123,7 +1123,7 @@ class CardDetector:
         ``ModelInfo.photo_second_weight`` over ``photo_second_top`` names. ``early_one``:
         the classifier's ``early_one`` (None: ``ModelInfo.early_one_turn``); ``early_sure``
         its ``early_sure`` (None: ``ModelInfo.early_sure``). ``crowded``: a network that
-        reads the crowded corners (``crowded_boxes``) in the same crops and turns, joined at
+        reads the crowded corners (``neighboured_boxes``) in the same crops and turns, joined at
         ``ModelInfo.photo_crowded_classifier_share``.
 
         The confidence is the classifier's: the detector's score only says that a corner
