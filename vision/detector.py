@@ -745,10 +745,8 @@ def neighboured_boxes(xyxy: np.ndarray, margin: float,
     centres = (xyxy[:, :2] + xyxy[:, 2:]) / 2
     reach = (xyxy[:, 2:] - xyxy[:, :2]).max(axis=1) * margin / 2
     square = np.concatenate([centres - reach[:, None], centres + reach[:, None]], axis=1)
-    meets = (np.minimum(square[:, None, 2], xyxy[None, :, 2]) >
-             np.maximum(square[:, None, 0], xyxy[None, :, 0])) & \
-        (np.minimum(square[:, None, 3], xyxy[None, :, 3]) >
-         np.maximum(square[:, None, 1], xyxy[None, :, 1]))
+    # A box meets the square where they share any area.
+    meets = nested_shares(square, xyxy) > 0
     neighbours = meets & (nested_shares(xyxy, xyxy) < OVERLAP_SHARE)
     if indices is not None:
         neighbours &= indices[None, :]
@@ -1189,16 +1187,15 @@ class CardDetector:
 
         def read_crowded(probabilities: np.ndarray) -> None:
             assert crowded is not None
+            sureness = probabilities.max(axis=1)
+            judged = np.ones(len(found), bool) if index_probabilities is None \
+                else index_probabilities >= self.info.photo_min_index
             # The neighbour that misleads is a whole index the photo classifier names
             # surely; a pip's box beside an index is named flatly, and is no neighbour.
-            indices = probabilities.max(axis=1) >= NEIGHBOUR_NAMED
-            if index_probabilities is not None:
-                indices &= index_probabilities >= self.info.photo_min_index
-            again = neighboured_boxes(found.xyxy, max(margins), indices)
-            if index_probabilities is not None:
-                again &= index_probabilities >= self.info.photo_min_index
+            again = judged & neighboured_boxes(found.xyxy, max(margins),
+                                               judged & (sureness >= NEIGHBOUR_NAMED))
             if self.info.photo_crowded_below < 1:
-                again &= probabilities.max(axis=1) < self.info.photo_crowded_below
+                again &= sureness < self.info.photo_crowded_below
             again = np.flatnonzero(again)
             if len(again) == 0:
                 return
