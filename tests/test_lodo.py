@@ -91,3 +91,42 @@ def test_the_script_skips_what_is_done_and_stops_at_a_failed_step(tmp_path: Path
     assert lines[0] == f"have {run}/data/crops-train.npz"
     assert lines[-1] == f"FAILED {run}/data/crops-val.npz"
     assert not (run / "data" / "crops-val.npz.done").exists()
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def _base_training_call(tmp_path: Path, **env: str) -> tuple[str, Path]:
+    """The arguments tools/lodo.sh trains its base network with, and DATA. Every crop
+    file of DATA is marked done, so the first step run is that training: a stand-in
+    python records its arguments and fails, stopping the script."""
+    data = tmp_path / "drawn"
+    data.mkdir(exist_ok=True)
+    for name in ("crops-train", "crops-val", "font-crops", "real-photos-train",
+                 "phone-white-train", "phone-black-train", "webcam-handheld-train",
+                 "phone-black-inv-train"):
+        (data / f"{name}.npz.done").touch()
+    calls = tmp_path / "calls"
+    calls.unlink(missing_ok=True)
+    python = tmp_path / "python"
+    python.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexit 1\n')
+    python.chmod(0o755)
+    run = tmp_path / "run"
+    done = subprocess.run([shutil.which("bash"), str(ROOT / "tools" / "lodo.sh"), str(run)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "PYTHON": str(python),
+                               "DATA": str(data), **env})
+    assert done.returncode == 1
+    assert done.stdout.splitlines()[-1] == f"FAILED {run}/base/corner-classifier.onnx"
+    assert not (run / "data").exists()
+    (base,) = calls.read_text().splitlines()
+    return base, data
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_script_trains_the_recipe_asked_on_another_runs_crops(tmp_path: Path) -> None:
+    base, data = _base_training_call(tmp_path)
+    assert f"--train {data}/crops-train.npz {data}/font-crops.npz" in base
+    # Photo mode's classifier's width and jitter by default (session 69) ...
+    assert "--channels 64 128 256" in base and "--reshape --grain 0.15" in base
+    # ... and sessions 8-67's recipe when asked.
+    base, _ = _base_training_call(tmp_path, CHANNELS="32 64 128", AUGMENT="")
+    assert "--channels 32 64 128" in base and "--reshape" not in base
