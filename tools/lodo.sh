@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Leave one deck out (issue 14; model card, "Leave one deck out"): session 8's protocol on
 # today's labels. A classifier (64-128-256 since session 69, below) from rendered and font
-# crops alone (the base), then, from the base, one a real deck left out of its training and one with all four,
-# the real decks' training crops at half a share each (the black deck's inverted, as the
-# reader reads it). Each reads the held-out photos of real-photos-dev and, by kind, of
-# real-decks-dev as photo mode's only classifier (the second network and the crowded
-# corners' network off: both saw every deck), on the shipped detectors, told each photo's
-# card count; the shipped reader reads them too. Then: python -m vision.training.lodo table
-# DIR.
+# crops alone (the base), then, from the base, one a real deck left out of its training and
+# one with all four, the real decks' training crops at half a share each (the black deck's
+# inverted, as the reader reads it). Each reads the held-out photos of real-photos-dev
+# and, by kind, of real-decks-dev as photo mode's only classifier (the second network and
+# the crowded corners' network off: both saw every deck), on the shipped detectors, told
+# each photo's card count; the shipped reader reads them too. Then: python -m
+# vision.training.lodo table DIR.
 #   bash tools/lodo.sh [DIR]   (default runs/lodo; session 57 on 2 cores: 1 h 43 min drawing
 #   and training, 17 min reading)
 # A step whose output is marked done is skipped, so a stopped run starts again at the step
