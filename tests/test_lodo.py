@@ -93,31 +93,45 @@ def test_the_script_skips_what_is_done_and_stops_at_a_failed_step(tmp_path: Path
     assert not (run / "data" / "crops-val.npz.done").exists()
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def _base_training_call(tmp_path: Path, **env: str) -> tuple[str, Path]:
-    """The arguments tools/lodo.sh trains its base network with, and DATA. Every crop
-    file of DATA is marked done, so the first step run is that training: a stand-in
-    python records its arguments and fails, stopping the script."""
+MODELS_TRAINED = ("base", "all", "without-real-photos", "without-phone-white",
+                  "without-phone-black", "without-webcam-handheld")
+
+
+def _first_step_run(tmp_path: Path, trained: bool = False, **env: str
+                    ) -> tuple[str, Path, Path, subprocess.CompletedProcess[str]]:
+    """The arguments of the first step tools/lodo.sh runs, DATA, the run's folder and the
+    script's result. Every crop file of DATA is marked done (and, with ``trained``, every
+    network), so the first step run is the base network's training (or the first
+    reading): a stand-in python records its arguments and fails, stopping the script."""
     data = tmp_path / "drawn"
     data.mkdir(exist_ok=True)
     for name in ("crops-train", "crops-val", "font-crops", "real-photos-train",
                  "phone-white-train", "phone-black-train", "webcam-handheld-train",
                  "phone-black-inv-train"):
         (data / f"{name}.npz.done").touch()
+    run = tmp_path / "run"
+    for model in MODELS_TRAINED if trained else ():
+        (run / model).mkdir(parents=True, exist_ok=True)
+        (run / model / "corner-classifier.onnx.done").touch()
     calls = tmp_path / "calls"
     calls.unlink(missing_ok=True)
     python = tmp_path / "python"
     python.write_text(f'#!/bin/sh\necho "$@" >> {calls}\nexit 1\n')
     python.chmod(0o755)
-    run = tmp_path / "run"
     done = subprocess.run([shutil.which("bash"), str(ROOT / "tools" / "lodo.sh"), str(run)],
                           cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env={"PATH": "/usr/bin:/bin", "PYTHON": str(python),
                                "DATA": str(data), **env})
     assert done.returncode == 1
+    (first,) = calls.read_text().splitlines()
+    return first, data, run, done
+
+
+def _base_training_call(tmp_path: Path, **env: str) -> tuple[str, Path]:
+    """The arguments tools/lodo.sh trains its base network with, and DATA."""
+    base, data, run, done = _first_step_run(tmp_path, **env)
     assert done.stdout.splitlines()[-1] == f"FAILED {run}/base/corner-classifier.onnx"
     assert not (run / "data").exists()
-    (base,) = calls.read_text().splitlines()
     return base, data
 
 
@@ -130,3 +144,15 @@ def test_the_script_trains_the_recipe_asked_on_another_runs_crops(tmp_path: Path
     # ... and sessions 8-67's recipe when asked.
     base, _ = _base_training_call(tmp_path, CHANNELS="32 64 128", AUGMENT="")
     assert "--channels 32 64 128" in base and "--reshape" not in base
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_the_held_out_decks_are_read_without_the_networks_that_saw_them(tmp_path: Path
+                                                                        ) -> None:
+    reading, _, run, _ = _first_step_run(tmp_path, trained=True)
+    assert reading.startswith("-m vision.training.evaluate ../shared/datasets/real-photos-dev")
+    model = f"{run}/base/corner-classifier.onnx"
+    assert f"--classifier {model} --photo-classifier {model}" in reading
+    # The second network, the crowded corners' and the face reader saw every deck.
+    assert "--photo-second-weight 0 --photo-crowded-classifier-share 0 " \
+        "--photo-face-weight 0" in reading

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import DATA
+from conftest import DATA, models_folder
 from PIL import Image
 
 from engine.cards import CARD_NAMES
@@ -378,7 +378,7 @@ def _both_detectors_read(mode: str, sureness: float,
 
     # (Unsure corners are not read again tight here: each naming is one call.)
     changes = {"photo_tight_margin": 0.0, "photo_short_scales": (), "photo_first_look_stands": 0.0,
-               "photo_short_negative": False, **changes}
+               "photo_short_negative": False, "photo_face_reader": None, **changes}
     info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
                                max_pass_side=2048,
                                **changes)  # type: ignore[arg-type]
@@ -781,17 +781,8 @@ def test_photo_mode_names_corners_with_its_own_classifier(tmp_path: Path) -> Non
     # Every name here is unsure, so photo mode's classifier reads the tight crops too.
     assert used == ["photo", "photo", "live"]
 
-    models = tmp_path / "models"
-    models.mkdir()
-    for file in (info.weights, info.classifier):
-        shutil.copy(file, models / file.name)
-    settings = json.loads((MODELS / "cards.json").read_text())
-    settings["photo_classifier"] = "corner-classifier-large.onnx"
-    # Not copied: this test is about the photo classifier.
-    for key in ("table_detector", "photo_text_reader", "photo_second_classifier",
-                "photo_crowded_classifier", "live_detector"):
-        settings.pop(key, None)
-    (models / "cards.json").write_text(json.dumps(settings))
+    # No other file named: this test is about the photo classifier.
+    models = models_folder(tmp_path, photo_classifier="corner-classifier-large.onnx")
     with pytest.raises(ModelError, match=r"corner-classifier-large\.onnx"):
         default_model(models)
     shutil.copy(info.classifier, models / "corner-classifier-large.onnx")

@@ -201,7 +201,7 @@ def test_a_photo_reads_with_or_without_the_text_reader(tmp_path: Path) -> None:
         shutil.copy(file, models / file.name)
     settings = json.loads((MODELS / "cards.json").read_text())
     for key in ("table_detector", "photo_classifier", "photo_second_classifier",
-                "photo_crowded_classifier", "live_detector"):
+                "photo_crowded_classifier", "photo_face_reader", "live_detector"):
         settings.pop(key, None)
     settings["photo_text_reader"] = CANDIDATE.name
     (models / "cards.json").write_text(json.dumps(settings))

@@ -4,10 +4,10 @@
 # crops alone (the base), then, from the base, one a real deck left out of its training and
 # one with all four, the real decks' training crops at half a share each (the black deck's
 # inverted, as the reader reads it). Each reads the held-out photos of real-photos-dev
-# and, by kind, of real-decks-dev as photo mode's only classifier (the second network and
-# the crowded corners' network off: both saw every deck), on the shipped detectors, told
-# each photo's card count; the shipped reader reads them too. Then: python -m
-# vision.training.lodo table DIR.
+# and, by kind, of real-decks-dev as photo mode's only classifier (the second network, the
+# crowded corners' network and the face reader off: each saw every deck), on the shipped
+# detectors, told each photo's card count; the shipped reader reads them too. Then:
+# python -m vision.training.lodo table DIR.
 #   bash tools/lodo.sh [DIR]   (default runs/lodo; session 57 on 2 cores: 1 h 43 min drawing
 #   and training, 17 min reading)
 # A step whose output is marked done is skipped, so a stopped run starts again at the step
@@ -83,7 +83,7 @@ for model in base all $(for deck in $DECKS; do echo "without-$deck"; done); do
   M=$R/$model/corner-classifier.onnx
   for set in real-photos-dev real-decks-dev; do
     read_set $model $set --classifier $M --photo-classifier $M --photo-second-weight 0 \
-      --photo-crowded-classifier-share 0
+      --photo-crowded-classifier-share 0 --photo-face-weight 0
   done
 done
 for set in real-photos-dev real-decks-dev; do read_set shipped $set; done

@@ -35,10 +35,11 @@ from .netinput import (
     blanked,
     crop_square,
     detector_input,
+    face_square,
     letterbox,
     light_on_dark,
 )
-from .reading import NESTED_SHARE, nested_shares
+from .reading import NESTED_SHARE, face_pairs, merge_corners, named_by_faces, nested_shares
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -269,6 +270,16 @@ class ModelInfo:
     photo_crowded_classifier_share: float = 0.5
     # ... and only the crowded corners the photo classifier names under this (1: all).
     photo_crowded_below: float = 1.0
+    # A photo still short after every pass may hold a card whose two corners are named
+    # apart (a webcam's blurred index reads 4s as 6s): a network reads the face between
+    # two corners a card's diagonal apart (``vision.reading.face_pairs``), and its reading,
+    # raised to ``photo_face_weight``, joins the corners' own (``named_by_faces``): a pair
+    # is one card when the joint name has ``photo_face_sure`` of it and its rank
+    # ``photo_face_rank`` of the face's. None (or a weight of 0): not read.
+    photo_face_reader: Path | None = None
+    photo_face_weight: float = 1.0
+    photo_face_sure: float = 0.6
+    photo_face_rank: float = 0.5
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -309,6 +320,12 @@ class ModelInfo:
         if not 0 < self.photo_crowded_below <= 1:
             raise ModelError(f"cards.json: photo_crowded_below {self.photo_crowded_below} is a "
                              "probability: choose above 0 up to 1 (every crowded corner)")
+        if self.photo_face_weight < 0 or not 0 < self.photo_face_sure <= 1 or \
+                not 0 <= self.photo_face_rank <= 1:
+            raise ModelError(f"cards.json: photo_face_weight {self.photo_face_weight} (at "
+                             f"least 0), photo_face_sure {self.photo_face_sure} (a "
+                             f"probability above 0 up to 1) and photo_face_rank "
+                             f"{self.photo_face_rank} (a probability, 0 to 1)")
         if not 0 <= self.photo_crowded_classifier_share <= 1:
             raise ModelError("cards.json: photo_crowded_classifier_share "
                              f"{self.photo_crowded_classifier_share} is a share of a crowded "
@@ -453,7 +470,12 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              photo_crowded_classifier_share=float(settings.get(
                                  "photo_crowded_classifier_share", 0.5)),
                              photo_crowded_below=float(settings.get("photo_crowded_below",
-                                                                    1.0)))
+                                                                    1.0)),
+                             photo_face_reader=_named_file(settings, "photo_face_reader",
+                                                           models),
+                             photo_face_weight=float(settings.get("photo_face_weight", 1.0)),
+                             photo_face_sure=float(settings.get("photo_face_sure", 0.6)),
+                             photo_face_rank=float(settings.get("photo_face_rank", 0.5)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -810,6 +832,7 @@ class CardDetector:
         self.text_reader: TextReader | None = None
         self.second_classifier: CornerClassifier | None = None
         self.crowded_classifier: CornerClassifier | None = None
+        self.face_reader: CornerClassifier | None = None
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier,
@@ -829,6 +852,8 @@ class CardDetector:
                     self.crowded_classifier = CornerClassifier(
                         self.info.photo_crowded_classifier,
                         soften_px=self.info.photo_soften_px)
+                if self.info.photo_face_reader is not None and self.info.photo_face_weight > 0:
+                    self.face_reader = CornerClassifier(self.info.photo_face_reader)
             except ClassifierError as error:
                 raise ModelError(str(error)) from None
         elif not locate_only and not set(self.names) <= set(CARD_NAMES):
@@ -854,7 +879,8 @@ class CardDetector:
         found = self.locator.predict(image, threshold, self.info.iou, side=look)
         photo_classifier = self.photo_classifier
 
-        def name(boxes: Detections, text_reader: TextReader | None) -> Detections:
+        def name(boxes: Detections, text_reader: TextReader | None,
+                 every: list[Detections] | None = None) -> Detections:
             assert photo_classifier is not None
             return self._name_corners(image, boxes, photo_classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
@@ -866,7 +892,7 @@ class CardDetector:
                                       second=self.second_classifier
                                       if mode == "photo" else None,
                                       crowded=self.crowded_classifier
-                                      if mode == "photo" else None)
+                                      if mode == "photo" else None, every=every)
 
         more: Detections | None = None  # table mode: the table detector's boxes
         table: CornerLocator | None = None
@@ -898,7 +924,10 @@ class CardDetector:
             if more is not None:
                 found = joined(found, more)
             return found[found.confidence >= self.info.conf]
-        named = name(found, self.text_reader)
+        # The photo's own boxes, each named, whatever the naming gates drop: the faces
+        # of a reading still short are read between them (``_read_faces``).
+        every: list[Detections] = []
+        named = name(found, self.text_reader, every)
         if waits and table is not None and complete is not None and not complete(named):
             more = self._read_parts(table, image, self.info.table_conf, sized, parts)
         if more is not None:
@@ -928,7 +957,35 @@ class CardDetector:
             read_at = sized.get("side") or self.info.imgsz
             named = self._read_short_again(image, named, read_at, light_on_dark, complete,
                                            parts, name)
+        if mode == "photo" and complete is not None and self.face_reader is not None \
+                and not complete(named):
+            named = self._read_faces(image, named, every[0] if every else named)
         return named
+
+    def _read_faces(self, image: np.ndarray, named: Detections, opened: Detections
+                    ) -> Detections:
+        """A reading still short after every pass: pairs of corners that may be one card's
+        two indices (``vision.reading.face_pairs``), among ``opened`` (the photo's boxes
+        named without the naming gates) and outside the cards ``named`` already counts,
+        have the face between them read (``face_reader``, four turns), and
+        the pairs it names with their corners (``named_by_faces``) join the reading as
+        cards, in place of the boxes they are."""
+        assert self.face_reader is not None
+        # Every corner of a card the reading counts stays that card's.
+        merged = merge_corners(named, **self.reading_settings)
+        held = [CARD_NAMES.index(card.card) for card in merged.cards]
+        taken = _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
+        pairs = face_pairs(opened, taken)
+        if not pairs:
+            return named
+        faces = self.face_reader.probabilities(
+            np.stack([face_square(image, opened.xyxy[i], opened.xyxy[j]) for i, j in pairs]),
+            orientations=4)
+        cards = named_by_faces(opened, pairs, faces, self.info.photo_face_weight,
+                               self.info.photo_face_sure, self.info.photo_face_rank)
+        if len(cards) == 0:
+            return named
+        return joined(named[~_covered(named.xyxy, cards.xyxy)], cards)
 
     def detect_live_parts(self, image: np.ndarray, parts: np.ndarray) -> Detections:
         """Live mode's reading of ``parts`` of ``image`` only (x1 y1 x2 y2 in its pixels):
@@ -1105,7 +1162,8 @@ class CardDetector:
                       second: CornerClassifier | None = None,
                       early_one: float | None = None,
                       early_sure: float | None = None,
-                      crowded: CornerClassifier | None = None) -> Detections:
+                      crowded: CornerClassifier | None = None,
+                      every: list[Detections] | None = None) -> Detections:
         """Second stage: ``classifier`` names each corner from the full-size photo, from
         crops cut at ``margins``, read with ``weights`` (see ``ModelInfo.photo_margins``),
         each in ``orientations`` turns (``ModelInfo.photo_orientations``). A
@@ -1122,7 +1180,8 @@ class CardDetector:
         the classifier's ``early_one`` (None: ``ModelInfo.early_one_turn``); ``early_sure``
         its ``early_sure`` (None: ``ModelInfo.early_sure``). ``crowded``: a network that
         reads the crowded corners (``neighboured_boxes``) in the same crops and turns, joined at
-        ``ModelInfo.photo_crowded_classifier_share``.
+        ``ModelInfo.photo_crowded_classifier_share``. ``every``: a list the corners are
+        added to each named, whatever the naming gates drop (``_read_faces`` pairs them).
 
         The confidence is the classifier's: the detector's score only says that a corner
         index is there, not which card it names. A learned deck reads the crop it was
@@ -1266,6 +1325,8 @@ class CardDetector:
             keep &= index_probabilities >= self.info.photo_min_index
         named = Detections(found.xyxy, confidence, classes.astype(np.int64), CARD_NAMES,
                            probabilities)
+        if every is not None:
+            every.append(named)
         return named[keep]
 
     def _familiar(self, probabilities: np.ndarray,

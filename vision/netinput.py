@@ -87,6 +87,24 @@ def crop_square(image: np.ndarray, box: Sequence[float], margin: float = MARGIN,
     return blanked(crop, box, margin, mask) if mask > 0 else crop
 
 
+# A face crop's square: the span of a card's two corner indices plus this many index sides.
+FACE_PAD = 0.6
+
+
+def face_square(image: np.ndarray, a: Sequence[float], b: Sequence[float],
+                pad: float = FACE_PAD, size: int = CROP) -> np.ndarray:
+    """The square around a card's face, cut from the boxes of its two corner indices ``a``
+    and ``b`` (x1 y1 x2 y2): their span's longer side plus ``pad`` index sides, resized to
+    ``size``. Turned or upright, a card lies between its two indices, so the square holds
+    its face with a rim of what lies around it."""
+    x1, y1 = min(a[0], b[0]), min(a[1], b[1])
+    x2, y2 = max(a[2], b[2]), max(a[3], b[3])
+    index = max(a[2] - a[0], a[3] - a[1], b[2] - b[0], b[3] - b[1])
+    span = max(x2 - x1, y2 - y1, 2.0)
+    return crop_square(image, (x1, y1, x2, y2), margin=(span + pad * index) / span,
+                       size=size)
+
+
 def _square_side(box: Sequence[float], margin: float) -> float:
     """The side, in photo pixels, of ``crop_square``'s square around ``box``."""
     x1, y1, x2, y2 = (float(v) for v in box)

@@ -222,6 +222,84 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
     return MergedCorners(readings, doubtful, warnings)
 
 
+# A card's face read between its two corners (``face_pairs``, ``named_by_faces``): the two
+# indices of one card are boxed alike, within this ratio of sizes, and lie the same way
+# (a box this much wider than high lies on its side; one as much higher stands).
+FACE_SIZE_RATIO = 1.35
+FACE_ASPECT = 1.25
+
+
+def face_pairs(detections: Detections, taken: np.ndarray | None = None
+               ) -> list[tuple[int, int]]:
+    """The pairs of corners (i < j) that may be one card's two indices, its face between
+    them: a card's diagonal apart (``MIN_DIAGONAL_PER_INDEX`` to
+    ``CARD_DIAGONAL_PER_INDEX`` index sizes), boxed alike (``FACE_SIZE_RATIO``) and not
+    one lying where the other stands (``FACE_ASPECT``). ``taken`` (N,): corners already
+    part of a card, left out."""
+    n = len(detections)
+    if n < 2:
+        return []
+    sizes = detections.longer_sides.astype(np.float64)
+    larger = np.maximum(sizes[:, None], sizes[None, :])
+    smaller = np.minimum(sizes[:, None], sizes[None, :])
+    apart = pairwise_distances(detections.centers.astype(np.float64)) / np.maximum(larger, 1e-6)
+    width = (detections.xyxy[:, 2] - detections.xyxy[:, 0]).astype(np.float64)
+    height = (detections.xyxy[:, 3] - detections.xyxy[:, 1]).astype(np.float64)
+    lying, standing = width >= FACE_ASPECT * height, height >= FACE_ASPECT * width
+    crossed = (lying[:, None] & standing[None, :]) | (standing[:, None] & lying[None, :])
+    fits = (apart >= MIN_DIAGONAL_PER_INDEX) & (apart <= CARD_DIAGONAL_PER_INDEX) & \
+        (larger <= FACE_SIZE_RATIO * smaller) & ~crossed
+    if taken is not None:
+        fits &= ~taken[:, None] & ~taken[None, :]
+    first, second = np.nonzero(np.triu(fits, 1))
+    return [(int(i), int(j)) for i, j in zip(first, second, strict=True)]
+
+
+def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: np.ndarray,
+                   weight: float, sure: float, rank_share: float, top: int = 2
+                   ) -> Detections:
+    """The corners of ``pairs`` (``face_pairs``) that their card's face names together
+    with them: each pair's two corners' names and its face's (``faces``, (P, 52)
+    probabilities in ``detections.names``' order, raised to ``weight``) are joined, and a
+    pair is one card of the likeliest joint name when that name has at least ``sure`` of
+    the joint probability, its rank at least ``rank_share`` of the face's (the face reads
+    the rank, its pips or court figure, where a blurred index is lost) and it is one of
+    the ``top`` likeliest names of one of its corners (the index reads the suit, which a
+    face's small pips confuse). Surest pairs first, each corner in one pair at most. Both
+    corners come back named so (the joint probabilities), the rest left out."""
+    if not pairs or detections.class_probabilities is None:
+        return detections[np.zeros(len(detections), bool)]
+    probabilities = detections.class_probabilities.astype(np.float64)
+    log_p = np.log(np.clip(probabilities, 1e-6, 1.0))
+    log_faces = np.log(np.clip(np.asarray(faces, np.float64), 1e-6, 1.0))
+    ranks = len(detections.names) // 4  # names are rank-major: 4 suits a rank
+    joint = log_p[[i for i, _ in pairs]] + log_p[[j for _, j in pairs]] + weight * log_faces
+    joint = np.exp(joint - joint.max(axis=1, keepdims=True))
+    joint /= joint.sum(axis=1, keepdims=True)
+    face_ranks = np.asarray(faces, np.float64).reshape(len(pairs), ranks, 4).sum(axis=2)
+    used: set[int] = set()
+    chosen: list[int] = []
+    renamed: list[np.ndarray] = []
+    for k in np.argsort(-joint.max(axis=1), kind="stable"):
+        i, j = pairs[int(k)]
+        name = int(joint[k].argmax())
+        if joint[k, name] < sure or face_ranks[k, name // 4] < rank_share or \
+                i in used or j in used:
+            continue
+        if name not in np.argsort(-probabilities[i])[:top] and \
+                name not in np.argsort(-probabilities[j])[:top]:
+            continue
+        used |= {i, j}
+        chosen += [i, j]
+        renamed += [joint[k], joint[k]]
+    if not chosen:
+        return detections[np.zeros(len(detections), bool)]
+    joint_names = np.array(renamed, np.float32)
+    return Detections(detections.xyxy[chosen], joint_names.max(axis=1),
+                      joint_names.argmax(axis=1).astype(np.int64), detections.names,
+                      joint_names)
+
+
 def nested_shares(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
     """(N, M): how much of the smaller of ``boxes[i]`` and ``others[j]`` (x1 y1 x2 y2) lies
     inside the larger; from ``NESTED_SHARE`` on, the two are one index boxed twice."""

@@ -6,8 +6,9 @@
 ``tools/lodo.sh`` runs session 8's protocol on today's labels (``datasets/errata.toml``):
 a **base** classifier from rendered and font crops alone, then, from the base, one trained
 with the training crops of three of the four real decks ("without" the fourth) and one
-with all four. Each is photo mode's only classifier (the second network and the crowded
-corners' network are off: both saw every deck) on today's detectors, reading the held-out
+with all four. Each is photo mode's only classifier (the second network, the crowded
+corners' network and the face reader are off: each saw every deck) on today's detectors,
+reading the held-out
 photos of ``real-photos-dev`` and of ``real-decks-dev`` by kind, told each photo's card
 count; the shipped reader reads them too. Each reading is ``DIR/eval/MODEL-SET.json``,
 as ``vision.training.evaluate --json`` prints it. This module only turns those files into

@@ -59,6 +59,14 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
                                                       "corner's reading; 0 reads without it"),
     ("--photo-crowded-below", float, None, "only the crowded corners the photo classifier "
                                            "names under this are read by that network"),
+    ("--photo-face-reader", Path, None, "a network that reads a card's face between two "
+                                        "corners, for a photo still short after every pass"),
+    ("--photo-face-weight", float, None, "the face reading's weight beside the corners'; "
+                                         "0 reads without it"),
+    ("--photo-face-sure", float, None, "how much of the joint reading a face's pair needs "
+                                       "to count as one card"),
+    ("--photo-face-rank", float, None, "how much of the face's reading the pair's rank "
+                                       "needs"),
     ("--photo-second-classifier", Path, None, "a second classifier's ONNX model, read for "
                                               "unsure corners"),
     ("--photo-second-weight", float, None, "the second classifier's weight; 0 reads without "

@@ -1,0 +1,162 @@
+"""Crops of whole card faces, for a reader of the face (its pips, its court figure) beside
+the corner classifier: a webcam's blurred index is a few smeared pixels where the pips
+beside it still show (models/README.md, "Session 70").
+
+A face crop is the square around the span of one card's two corner indices
+(``vision.netinput.face_square``): what the reader can cut wherever it boxes both corners
+of a card, and what the labels of a set boxed by corner index give for every card seen in
+two corners.
+
+    python -m vision.training.face_crops rendered --out F.npz --scenes 3000 [--role val]
+    python -m vision.training.face_crops real --out F.npz --split train [--kinds ...]
+
+The files are the corner classifier's crop files (``images``, ``labels``), so
+``train_classifier train`` trains a face reader on them unchanged.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from engine.cards import CARD_NAMES
+from vision.netinput import face_square
+from vision.photo import load_photo
+
+from .labels import class_names, labelled_boxes, manifest_column
+from .realdata import REAL_DECKS, photos
+
+# The layouts whose cards show both corners clear of the others (the scenes a face is
+# learned from): cards laid apart, a few or a spread hand.
+FACE_LAYOUTS = ("few", "spread")
+
+
+def card_pairs(labels: Sequence[tuple[str, Sequence[float]]]
+               ) -> Iterator[tuple[str, np.ndarray, np.ndarray]]:
+    """(card, corner a, corner b) for each card labelled in exactly two corners (x1 y1 x2
+    y2): a deck holds each card once, so two corners of one name are one card's."""
+    corners: dict[str, list[np.ndarray]] = defaultdict(list)
+    for card, box in labels:
+        corners[card].append(np.asarray(box, np.float64))
+    for card, boxes in sorted(corners.items()):
+        if len(boxes) == 2:
+            yield card, boxes[0], boxes[1]
+
+
+def jittered_faces(image: np.ndarray, a: np.ndarray, b: np.ndarray, count: int,
+                   rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """``count`` face crops of one card: the first from its corners as labelled, the others
+    with each corner's box moved and sized as a detector's boxes vary."""
+    for cut in range(count):
+        if cut == 0:
+            yield face_square(image, a, b)
+            continue
+        yield face_square(image, _jittered(a, rng), _jittered(b, rng),
+                          pad=float(rng.uniform(0.4, 0.9)))
+
+
+def _jittered(box: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    x1, y1, x2, y2 = box
+    w, h = (x2 - x1) * rng.uniform(0.85, 1.2), (y2 - y1) * rng.uniform(0.85, 1.2)
+    cx, cy = (x1 + x2) / 2 + rng.normal(0, 0.08) * w, (y1 + y2) / 2 + rng.normal(0, 0.08) * h
+    return np.array([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def rendered_faces(scenes: int, seed: int, role: str, size: int = 960, per_card: int = 2
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Face crops of every card seen in both corners in ``scenes`` rendered scenes of
+    ``role`` decks, laid out as ``FACE_LAYOUTS``, each cut ``per_card`` times."""
+    from tqdm import tqdm
+
+    from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
+    from vision.training.synth.decks import available_decks, load_deck
+    from vision.training.synth.scene import render_scene
+
+    from .train_classifier import corner_boxes, jpeg_copy
+
+    rng = np.random.default_rng(seed)
+    decks = [load_deck(name) for name in available_decks(role)]
+    backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
+    images: list[np.ndarray] = []
+    labels: list[int] = []
+    for _ in tqdm(range(scenes), desc=f"faces ({role})", unit="scene"):
+        deck = decks[int(rng.integers(len(decks)))]
+        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
+                             layout_weights={name: 1.0 for name in FACE_LAYOUTS})
+        photo = jpeg_copy(scene)
+        boxes = corner_boxes(scene, size, size)
+        named = [(CARD_NAMES[int(label[0])], box) for label, box in
+                 zip(scene.labels, boxes, strict=True)]
+        for card, a, b in card_pairs(named):
+            for crop in jittered_faces(photo, a, b, per_card, rng):
+                images.append(crop)
+                labels.append(CARD_NAMES.index(card))
+    return np.stack(images), np.array(labels, np.int64)
+
+
+def real_faces(split: str, root: Path = REAL_DECKS, per_card: int = 3, seed: int = 0,
+               kinds: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Face crops of every card labelled in both corners in ``split``'s photos of a set
+    boxed by corner index (``real-decks-dev``; ``kinds``: only these decks)."""
+    rng = np.random.default_rng(seed)
+    names = class_names(root)
+    kind_of = manifest_column(root, "kind") if kinds else {}
+    images: list[np.ndarray] = []
+    labels: list[int] = []
+    for path in photos(split, root):
+        if kinds and kind_of.get(path.name) not in kinds:
+            continue
+        image = load_photo(path)
+        height, width = image.shape[:2]
+        for card, a, b in card_pairs(labelled_boxes(path, width, height, names)):
+            for crop in jittered_faces(image, a, b, per_card, rng):
+                images.append(crop)
+                labels.append(CARD_NAMES.index(card))
+    if not images:
+        raise ValueError(f"no card labelled in two corners in {root}'s {split} photos")
+    return np.stack(images), np.array(labels, np.int64)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.training.face_crops",
+                                     description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    rendered = sub.add_parser("rendered", help="face crops of rendered scenes")
+    rendered.add_argument("--out", type=Path, required=True)
+    rendered.add_argument("--scenes", type=int, default=3000)
+    rendered.add_argument("--seed", type=int, default=0)
+    rendered.add_argument("--role", choices=["train", "val"], default="train")
+    rendered.add_argument("--size", type=int, default=960)
+    real = sub.add_parser("real", help="face crops of real-decks-dev's photos")
+    real.add_argument("--out", type=Path, required=True)
+    real.add_argument("--split", choices=["train", "tune", "holdout"], default="train")
+    real.add_argument("--kinds", nargs="+", default=None)
+    real.add_argument("--per-card", type=int, default=3)
+    real.add_argument("--root", type=Path, default=REAL_DECKS)
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "rendered":
+            images, labels = rendered_faces(args.scenes, args.seed, args.role, args.size)
+        else:
+            if not args.root.is_dir():
+                print(f"no data set at {args.root}: give --root", file=sys.stderr)
+                return 2
+            images, labels = real_faces(args.split, args.root, args.per_card,
+                                        kinds=args.kinds)
+    except ValueError as error:
+        print(error, file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, images=images, labels=labels)
+    print(f"{len(labels)} face crops -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
