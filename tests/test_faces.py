@@ -212,3 +212,26 @@ def test_a_face_reader_cards_json_names_but_lacks_is_named(tmp_path) -> None:
     assert shipped is not None
     shutil.copy(shipped, models / "corner-face.onnx")
     assert default_model(models).photo_face_reader == models / "corner-face.onnx"
+
+
+def test_a_photo_of_many_stray_boxes_reads_a_bounded_number_of_faces() -> None:
+    from vision import detector as detector_module
+
+    # Twelve unsure corners in a grid, every one a card's diagonal from several others:
+    # dozens of pairs, of which only MAX_FACE_PAIRS (set to 5 here) have their face read.
+    boxes = np.array([[100 + 60 * (k % 4), 100 + 160 * (k // 4),
+                       116 + 60 * (k % 4), 150 + 160 * (k // 4)] for k in range(12)], float)
+    reader, face = _face_reader()
+    reader.locator = CountingLocator(boxes)  # type: ignore[assignment]
+    names = ("6s", "8s", "3s", "5s", "7s", "9s", "Ts", "Js", "Qs", "Ks", "As", "2s")
+    reader.photo_classifier = ByBox(  # type: ignore[assignment]
+        [distribution((name, 0.5), ("4s", 0.1)) for name in names])
+    image = np.full((640, 640, 3), 90, np.uint8)
+    assert len(face_pairs(reader.detect(image, "photo", None))) > 5
+    original = detector_module.MAX_FACE_PAIRS
+    detector_module.MAX_FACE_PAIRS = 5
+    try:
+        reader.detect(image, "photo", lambda found: False)
+    finally:
+        detector_module.MAX_FACE_PAIRS = original
+    assert face.crops == 5

@@ -51,6 +51,9 @@ SAME_SIDE = 1 / 6
 # only when photo mode's box was named under this (``CardDetector.detect``): naming every
 # crop twice cost a whole table 1,153 ms against 701 in photo mode.
 SURE_NAME = 0.99
+# A short photo's faces read at most (``_read_faces``): a hand short of a card or two
+# pairs a few corners; a photo of many stray boxes would pair hundreds.
+MAX_FACE_PAIRS = 64
 
 # "photo": accuracy first, each photo read at the scale its corner indices need (a person
 # waits a moment for a photo, and a wrong card costs more than 200 ms). "live": one pass
@@ -274,12 +277,13 @@ class ModelInfo:
     # apart (a webcam's blurred index reads 4s as 6s): a network reads the face between
     # two corners a card's diagonal apart (``vision.reading.face_pairs``), and its reading,
     # raised to ``photo_face_weight``, joins the corners' own (``named_by_faces``): a pair
-    # is one card when the joint name has ``photo_face_sure`` of it and its rank
-    # ``photo_face_rank`` of the face's. None (or a weight of 0): not read.
+    # is one card when the joint name has ``photo_face_sure`` of it, its rank
+    # ``photo_face_rank`` of the face's, and it is one of either corner's two likeliest
+    # (models/README.md, "Session 70"). None (or a weight of 0): not read.
     photo_face_reader: Path | None = None
     photo_face_weight: float = 1.0
     photo_face_sure: float = 0.6
-    photo_face_rank: float = 0.5
+    photo_face_rank: float = 0.8
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -475,7 +479,7 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                                                            models),
                              photo_face_weight=float(settings.get("photo_face_weight", 1.0)),
                              photo_face_sure=float(settings.get("photo_face_sure", 0.6)),
-                             photo_face_rank=float(settings.get("photo_face_rank", 0.5)))
+                             photo_face_rank=float(settings.get("photo_face_rank", 0.8)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -978,6 +982,12 @@ class CardDetector:
         pairs = face_pairs(opened, taken)
         if not pairs:
             return named
+        if len(pairs) > MAX_FACE_PAIRS and opened.class_probabilities is not None:
+            # A photo of many stray boxes: the pairs whose corners agree best on a name
+            # are read, the cost bounded (each face is read in four turns).
+            log_p = np.log(np.clip(opened.class_probabilities.astype(np.float64), 1e-6, 1))
+            agree = (log_p[[i for i, _ in pairs]] + log_p[[j for _, j in pairs]]).max(axis=1)
+            pairs = [pairs[k] for k in np.argsort(-agree, kind="stable")[:MAX_FACE_PAIRS]]
         faces = self.face_reader.probabilities(
             np.stack([face_square(image, opened.xyxy[i], opened.xyxy[j]) for i, j in pairs]),
             orientations=4)
