@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import models_folder
 from PIL import Image
 
 from engine.cards import CARD_NAMES
@@ -194,17 +195,7 @@ def test_a_photo_reads_with_or_without_the_text_reader(tmp_path: Path) -> None:
         assert len(found & truth) >= 12, weight
 
     # Without the file cards.json names, the reader says so.
-    models = tmp_path / "models"
-    models.mkdir()
-    for file in (info.weights, info.classifier):
-        assert file is not None
-        shutil.copy(file, models / file.name)
-    settings = json.loads((MODELS / "cards.json").read_text())
-    for key in ("table_detector", "photo_classifier", "photo_second_classifier",
-                "photo_crowded_classifier", "photo_face_reader", "live_detector"):
-        settings.pop(key, None)
-    settings["photo_text_reader"] = CANDIDATE.name
-    (models / "cards.json").write_text(json.dumps(settings))
+    models = models_folder(tmp_path, photo_text_reader=CANDIDATE.name)
     with pytest.raises(ModelError, match="photo_text_reader"):
         default_model(models)
     shutil.copy(CANDIDATE, models / CANDIDATE.name)

@@ -51,8 +51,9 @@ SAME_SIDE = 1 / 6
 # only when photo mode's box was named under this (``CardDetector.detect``): naming every
 # crop twice cost a whole table 1,153 ms against 701 in photo mode.
 SURE_NAME = 0.99
-# A short photo's faces read at most (``_read_faces``): a hand short of a card or two
-# pairs a few corners; a photo of many stray boxes would pair hundreds.
+# A short photo's faces read at most (``_read_faces``, ``vision.reading.face_pairs``): a
+# hand short of a card or two pairs a few corners; a photo of many stray boxes would pair
+# hundreds.
 MAX_FACE_PAIRS = 64
 
 # "photo": accuracy first, each photo read at the scale its corner indices need (a person
@@ -979,15 +980,9 @@ class CardDetector:
         merged = merge_corners(named, **self.reading_settings)
         held = [CARD_NAMES.index(card.card) for card in merged.cards]
         taken = _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
-        pairs = face_pairs(opened, taken)
+        pairs = face_pairs(opened, taken, MAX_FACE_PAIRS)
         if not pairs:
             return named
-        if len(pairs) > MAX_FACE_PAIRS and opened.class_probabilities is not None:
-            # A photo of many stray boxes: the pairs whose corners agree best on a name
-            # are read, the cost bounded (each face is read in four turns).
-            log_p = np.log(np.clip(opened.class_probabilities.astype(np.float64), 1e-6, 1))
-            agree = (log_p[[i for i, _ in pairs]] + log_p[[j for _, j in pairs]]).max(axis=1)
-            pairs = [pairs[k] for k in np.argsort(-agree, kind="stable")[:MAX_FACE_PAIRS]]
         faces = self.face_reader.probabilities(
             np.stack([face_square(image, opened.xyxy[i], opened.xyxy[j]) for i, j in pairs]),
             orientations=4)

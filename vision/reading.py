@@ -229,13 +229,15 @@ FACE_SIZE_RATIO = 1.35
 FACE_ASPECT = 1.25
 
 
-def face_pairs(detections: Detections, taken: np.ndarray | None = None
-               ) -> list[tuple[int, int]]:
+def face_pairs(detections: Detections, taken: np.ndarray | None = None,
+               most: int | None = None) -> list[tuple[int, int]]:
     """The pairs of corners (i < j) that may be one card's two indices, its face between
     them: a card's diagonal apart (``MIN_DIAGONAL_PER_INDEX`` to
     ``CARD_DIAGONAL_PER_INDEX`` index sizes), boxed alike (``FACE_SIZE_RATIO``) and not
     one lying where the other stands (``FACE_ASPECT``). ``taken`` (N,): corners already
-    part of a card, left out."""
+    part of a card, left out. ``most``: of more pairs, only the ``most`` whose corners
+    agree best on a name (their joint probability of it), when the detections carry
+    their names' probabilities: a photo of many stray boxes pairs hundreds."""
     n = len(detections)
     if n < 2:
         return []
@@ -252,6 +254,11 @@ def face_pairs(detections: Detections, taken: np.ndarray | None = None
     if taken is not None:
         fits &= ~taken[:, None] & ~taken[None, :]
     first, second = np.nonzero(np.triu(fits, 1))
+    if most is not None and len(first) > most and detections.class_probabilities is not None:
+        log_p = np.log(np.clip(detections.class_probabilities.astype(np.float64), 1e-6, 1.0))
+        agree = (log_p[first] + log_p[second]).max(axis=1)
+        keep = np.argsort(-agree, kind="stable")[:most]
+        first, second = first[keep], second[keep]
     return [(int(i), int(j)) for i, j in zip(first, second, strict=True)]
 
 

@@ -28,8 +28,8 @@ from engine.cards import CARD_NAMES
 from vision.netinput import face_square
 from vision.photo import load_photo
 
-from .labels import class_names, labelled_boxes, manifest_column
-from .realdata import REAL_DECKS, photos
+from .labels import class_names, labelled_boxes
+from .realdata import REAL_DECKS, photos_of_kinds
 
 # The layouts whose cards show both corners clear of the others (the scenes a face is
 # learned from): cards laid apart, a few or a spread hand.
@@ -71,24 +71,13 @@ def rendered_faces(scenes: int, seed: int, role: str, size: int = 960, per_card:
                    ) -> tuple[np.ndarray, np.ndarray]:
     """Face crops of every card seen in both corners in ``scenes`` rendered scenes of
     ``role`` decks, laid out as ``FACE_LAYOUTS``, each cut ``per_card`` times."""
-    from tqdm import tqdm
-
-    from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
-    from vision.training.synth.decks import available_decks, load_deck
-    from vision.training.synth.scene import render_scene
-
-    from .train_classifier import corner_boxes, jpeg_copy
+    from .train_classifier import corner_boxes, layout_weights, rendered_scenes
 
     rng = np.random.default_rng(seed)
-    decks = [load_deck(name) for name in available_decks(role)]
-    backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
     images: list[np.ndarray] = []
     labels: list[int] = []
-    for _ in tqdm(range(scenes), desc=f"faces ({role})", unit="scene"):
-        deck = decks[int(rng.integers(len(decks)))]
-        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
-                             layout_weights={name: 1.0 for name in FACE_LAYOUTS})
-        photo = jpeg_copy(scene)
+    for scene, photo in rendered_scenes(rng, scenes, role, size,
+                                        layout_weights(FACE_LAYOUTS), what="faces"):
         boxes = corner_boxes(scene, size, size)
         named = [(CARD_NAMES[int(label[0])], box) for label, box in
                  zip(scene.labels, boxes, strict=True)]
@@ -105,12 +94,9 @@ def real_faces(split: str, root: Path = REAL_DECKS, per_card: int = 3, seed: int
     boxed by corner index (``real-decks-dev``; ``kinds``: only these decks)."""
     rng = np.random.default_rng(seed)
     names = class_names(root)
-    kind_of = manifest_column(root, "kind") if kinds else {}
     images: list[np.ndarray] = []
     labels: list[int] = []
-    for path in photos(split, root):
-        if kinds and kind_of.get(path.name) not in kinds:
-            continue
+    for path in photos_of_kinds(split, root, kinds):
         image = load_photo(path)
         height, width = image.shape[:2]
         for card, a, b in card_pairs(labelled_boxes(path, width, height, names)):

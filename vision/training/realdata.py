@@ -144,6 +144,21 @@ def jittered_crops(image: np.ndarray, box: Sequence[float], count: int,
                           margin=MARGIN * rng.uniform(0.92, 1.1))
 
 
+def photos_of_kinds(split: str | None, root: Path = REAL_DECKS,
+                    kinds: Sequence[str] | None = None) -> list[Path]:
+    """``photos`` of ``split``, only those of these decks (the manifest's ``kind``) when
+    given. Raises ValueError naming a kind the set has no photo of, and the kinds it has."""
+    chosen = photos(split, root)
+    if not kinds:
+        return chosen
+    kind_of = manifest_column(root, "kind")
+    unknown = sorted(set(kinds) - set(kind_of.values()))
+    if unknown:
+        raise ValueError(f"no photos of kind {', '.join(unknown)} in {root}; its kinds "
+                         f"are {', '.join(sorted(set(kind_of.values())))}")
+    return [p for p in chosen if kind_of.get(p.name) in kinds]
+
+
 def labelled_corner_crops(split: str, root: Path = REAL_DECKS, per_box: int = 3,
                           seed: int = 0, kinds: Sequence[str] | None = None
                           ) -> Iterator[tuple[np.ndarray, int, str]]:
@@ -152,15 +167,7 @@ def labelled_corner_crops(split: str, root: Path = REAL_DECKS, per_box: int = 3,
     the photos of these decks (the manifest's ``kind``), to hold a deck out of training."""
     rng = np.random.default_rng(seed)
     names = class_names(root)
-    chosen = photos(split, root)
-    if kinds:
-        kind_of = manifest_column(root, "kind")
-        unknown = sorted(set(kinds) - set(kind_of.values()))
-        if unknown:
-            raise ValueError(f"no photos of kind {', '.join(unknown)} in {root}; its kinds "
-                             f"are {', '.join(sorted(set(kind_of.values())))}")
-        chosen = [p for p in chosen if kind_of.get(p.name) in kinds]
-    for path in chosen:
+    for path in photos_of_kinds(split, root, kinds):
         image = load_photo(path)
         height, width = image.shape[:2]
         for card, box in labelled_boxes(path, width, height, names):

@@ -26,7 +26,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import cv2
@@ -82,31 +82,12 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
     ``margin_jitter``. ``layouts``: only these scene layouts, in equal shares (default:
     the generator's mix of 13-card layouts). Returns the crops, their class ids and, for
     each, the shares of its corner's rank and suit that show (``Scene.shown``, float16)."""
-    from tqdm import tqdm
-
-    from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
-    from vision.training.synth.decks import available_decks, load_deck
-    from vision.training.synth.scene import render_scene
-
-    weights = layout_weights(layouts)
     rng = np.random.default_rng(seed)
-    names = available_decks(role)
-    if deck_names:
-        unknown = sorted(set(deck_names) - set(names))
-        if unknown:
-            raise ValueError(f"no {role} deck named {', '.join(unknown)}; the {role} decks "
-                             f"are {', '.join(names)}")
-        names = [name for name in names if name in deck_names]
-    decks = [load_deck(name) for name in names]
-    backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
     images: list[np.ndarray] = []
     labels: list[int] = []
     shown: list[tuple[float, float]] = []
-    for _ in tqdm(range(scenes), desc=f"crops ({role})", unit="scene"):
-        deck = decks[int(rng.integers(len(decks)))]
-        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
-                             layout_weights=weights)
-        jpeg = jpeg_copy(scene)
+    for scene, jpeg in rendered_scenes(rng, scenes, role, size, layout_weights(layouts),
+                                       deck_names):
         for (cls, cx, cy, w, h), shares in zip(scene.labels, scene.shown, strict=True):
             for _ in range(per_box):
                 bw, bh = w * size * rng.uniform(0.85, 1.2), h * size * rng.uniform(0.85, 1.2)
@@ -118,6 +99,36 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
                 shown.append(shares)
     return (np.stack(images), np.array(labels, np.int64),
             np.array(shown, np.float16).reshape(-1, 2))
+
+
+def rendered_scenes(rng: np.random.Generator, scenes: int, role: str, size: int,
+                    weights: dict[str, float] | None = None,
+                    deck_names: Sequence[str] | None = None, what: str = "crops"
+                    ) -> Iterator[tuple[object, np.ndarray]]:
+    """``scenes`` rendered scenes of ``role`` decks (or only ``deck_names`` of them), each
+    of a deck drawn from ``rng`` and laid out by ``weights`` (``render_scene``'s
+    ``layout_weights``), with its photo as its JPEG quality leaves it (``jpeg_copy``).
+    Raises ValueError naming a deck of ``deck_names`` the role does not hold."""
+    from tqdm import tqdm
+
+    from vision.training.synth.backgrounds import BACKGROUNDS, TRAIN_BACKGROUNDS
+    from vision.training.synth.decks import available_decks, load_deck
+    from vision.training.synth.scene import render_scene
+
+    names = available_decks(role)
+    if deck_names:
+        unknown = sorted(set(deck_names) - set(names))
+        if unknown:
+            raise ValueError(f"no {role} deck named {', '.join(unknown)}; the {role} decks "
+                             f"are {', '.join(names)}")
+        names = [name for name in names if name in deck_names]
+    decks = [load_deck(name) for name in names]
+    backgrounds = TRAIN_BACKGROUNDS if role == "train" else tuple(BACKGROUNDS)
+    for _ in tqdm(range(scenes), desc=f"{what} ({role})", unit="scene"):
+        deck = decks[int(rng.integers(len(decks)))]
+        scene = render_scene(rng, deck, size=size, backgrounds=backgrounds,
+                             layout_weights=weights)
+        yield scene, jpeg_copy(scene)
 
 
 def layout_weights(layouts: Sequence[str] | None) -> dict[str, float] | None:
