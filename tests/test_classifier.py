@@ -1626,11 +1626,44 @@ def test_a_network_trained_at_a_smaller_side_reads_crops_averaged_down(tmp_path,
 
     capsys.readouterr()
     assert main([*train, "--out", str(tmp_path / "a.onnx"), "--input-px", "48"]) == 2
-    assert f"--input-px 48: choose 16 to {CROP} pixels" in capsys.readouterr().err
+    assert "--input-px 48: the training crops are 40 pixels; a crop is never enlarged" \
+        in capsys.readouterr().err
+    assert main([*train, "--out", str(tmp_path / "a.onnx"), "--input-px", "400"]) == 2
+    assert "--input-px 400: choose 16 to 128 pixels" in capsys.readouterr().err
     assert main([*train, "--out", str(tmp_path / "b.onnx"), "--input-px", "24",
                  "--index-head"]) == 2
     assert "train them at --input-px 40" in capsys.readouterr().err
     assert not (tmp_path / "a.onnx").exists() and not (tmp_path / "b.onnx").exists()
+
+
+def test_a_face_reader_trains_and_reads_at_its_crops_larger_side(tmp_path) -> None:
+    # Face crops may be cut larger than corner crops (``face_crops --side``): the network
+    # trains on them at that side, and the reader takes the side from the model as it is,
+    # neither shrunk to CROP nor enlarged.
+    import torch
+
+    from vision.training.train_classifier import build_network, main
+
+    rng = np.random.default_rng(4)
+    images = rng.integers(200, 255, (24, 64, 64, 3), dtype=np.uint8)
+    for image in images:
+        x, y = rng.integers(8, 40, 2)
+        image[y:y + 12, x:x + 12] = rng.integers(0, 80, (12, 12, 3))
+    faces = tmp_path / "faces.npz"
+    np.savez(faces, images=images, labels=rng.integers(0, 52, 24))
+    out = tmp_path / "face.onnx"
+    assert main(["train", "--train", str(faces), "--val", str(faces), "--epochs", "1",
+                 "--per-epoch", "24", "--batch", "8", "--channels", "4", "8", "8",
+                 "--reshape", "--grain", "0.5", "--input-px", "64", "--out", str(out)]) == 0
+    reader = CornerClassifier(out)
+    assert reader.side == 64 and reader.session.get_inputs()[0].shape[1:] == [3, 64, 64]
+    net = build_network((4, 8, 8))
+    net.load_state_dict(torch.load(out.with_suffix(".pt")))
+    net.eval()
+    with torch.no_grad():
+        expected = torch.exp(net(torch.from_numpy(images[:4]).permute(0, 3, 1, 2).float()
+                                 / 255)).numpy()
+    assert np.allclose(reader.probabilities(images[:4], mirrored=False), expected, atol=1e-5)
 
 
 def test_a_run_stopped_and_resumed_trains_as_one_unstopped_run(tmp_path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import cv2
 import numpy as np
 import pytest
 from conftest import models_folder
@@ -109,14 +110,17 @@ class ByBox:
 
 
 class FourPips:
-    """A face reader that reads four black pips on every face, and counts its reads."""
+    """A face reader that reads four black pips on every face, and counts its reads. It
+    reads faces cut larger than corner crops, as a face reader may
+    (``face_crops --side``): photo mode cuts them at its side."""
 
     def __init__(self) -> None:
         self.crops = 0
+        self.side = 64
 
     def probabilities(self, crops: np.ndarray, mirrored: bool = True,
                       orientations: int | None = None) -> np.ndarray:
-        assert crops.shape[1:] == (CROP, CROP, 3) and orientations == 4
+        assert crops.shape[1:] == (self.side, self.side, 3) and orientations == 4
         self.crops += len(crops)
         return np.repeat(FOUR_PIPS[None], len(crops), axis=0)
 
@@ -183,10 +187,35 @@ def test_the_workshop_cuts_a_face_for_each_card_labelled_in_two_corners() -> Non
     # Kd shows one corner and 9h three (a label error or two decks): no face for either.
     assert [card for card, _, _ in pairs] == ["4s"]
     _, a, b = pairs[0]
-    image = np.zeros((200, 200, 3), np.uint8)
+    image = cv2.GaussianBlur(  # smooth, so the same square cut at two sizes looks alike
+        np.random.default_rng(1).integers(0, 255, (200, 200, 3), np.uint8), (0, 0), 4)
     crops = list(jittered_faces(image, a, b, 3, np.random.default_rng(0)))
     assert len(crops) == 3 and crops[0].shape == (CROP, CROP, 3)
     assert np.array_equal(crops[0], face_square(image, a, b))  # the first as labelled
+    # Cut larger for a face reader of larger input (``face_crops --side``), from the same
+    # draws: the same squares, at 64 pixels.
+    larger = list(jittered_faces(image, a, b, 3, np.random.default_rng(0), side=64))
+    assert [crop.shape for crop in larger] == [(64, 64, 3)] * 3
+    assert np.array_equal(larger[0], face_square(image, a, b, size=64))
+    for small, large in zip(crops, larger, strict=True):
+        shrunk = cv2.resize(large, (CROP, CROP), interpolation=cv2.INTER_AREA)
+        assert np.abs(shrunk.astype(int) - small.astype(int)).mean() < 2
+
+
+def test_a_set_labelled_by_whole_card_gives_the_faces_that_lie_clear() -> None:
+    from vision.training.face_crops import clear_cards
+
+    boxes = np.array([
+        [10, 10, 60, 80],     # clear
+        [100, 10, 150, 80],   # a fifth of it under the next card
+        [140, 10, 190, 80],   # the same card's neighbour, as much under it
+        [10, 100, 60, 170],   # a sliver of it under the card beside it: still clear
+        [58, 160, 108, 230],
+        [150, 150, 200, 239.5],  # reaches the photo's bottom edge
+    ])
+    assert clear_cards(boxes, 240, 240).tolist() == [True, False, False, True, True, False]
+    assert clear_cards(boxes[:1], 240, 240).tolist() == [True]  # alone in its photo
+    assert clear_cards(np.zeros((0, 4)), 240, 240).tolist() == []
 
 
 def test_the_shipped_face_reader_is_named_and_reads_faces() -> None:

@@ -226,11 +226,12 @@ class CornerClassifier:
 
 
 def input_side(session: Any) -> int:  # session: an onnxruntime InferenceSession
-    """The side a classifier's ONNX model reads a crop at: ``CROP``, or the smaller fixed
-    side of a model trained on crops averaged down (``train_classifier --input-px``),
-    which costs less."""
+    """The side a classifier's ONNX model reads a crop at: ``CROP``, or the fixed side it
+    was exported at (``train_classifier --input-px``): smaller for a corner model trained
+    on crops averaged down, which costs less, or larger for a face reader's, whose crops
+    the caller cuts at that side (``vision.netinput.face_square``)."""
     side = session.get_inputs()[0].shape[-1]
-    return side if isinstance(side, int) and 0 < side <= CROP else CROP
+    return side if isinstance(side, int) and side > 0 else CROP
 
 
 def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:

@@ -984,7 +984,8 @@ class CardDetector:
         if not pairs:
             return named
         faces = self.face_reader.probabilities(
-            np.stack([face_square(image, opened.xyxy[i], opened.xyxy[j]) for i, j in pairs]),
+            np.stack([face_square(image, opened.xyxy[i], opened.xyxy[j],
+                                  size=self.face_reader.side) for i, j in pairs]),
             orientations=4)
         cards = named_by_faces(opened, pairs, faces, self.info.photo_face_weight,
                                self.info.photo_face_sure, self.info.photo_face_rank)

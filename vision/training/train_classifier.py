@@ -166,6 +166,7 @@ assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
 
 CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
 PRECISIONS = ("fp32", "bf16")  # the arithmetic train's passes may run in
+MAX_INPUT_PX = 128  # the largest side a network reads crops at (a face's, ``face_crops``)
 INDEX_CHANNELS = 32  # the index head's 1x1 convolution over the last feature map
 CENTRE_CHANNELS = 32  # the centre head's 1x1 convolution over the last feature map
 
@@ -349,8 +350,9 @@ def _reshape(batch, generator):  # torch tensors (N, 3, H, W) in [0, 1]
                           align_corners=False)
     weight = _rand(generator, n, 1, 1, 1)
     large = F.interpolate(batch, scale_factor=2, mode="bilinear", align_corners=False)
-    bolder = F.interpolate(-F.max_pool2d(-large, 3, 1, 1), size=CROP, mode="area")
-    lighter = F.interpolate(F.max_pool2d(large, 3, 1, 1), size=CROP, mode="area")
+    side = batch.shape[-1]
+    bolder = F.interpolate(-F.max_pool2d(-large, 3, 1, 1), size=side, mode="area")
+    lighter = F.interpolate(F.max_pool2d(large, 3, 1, 1), size=side, mode="area")
     batch = torch.where(weight < 0.17, bolder, torch.where(weight < 0.33, lighter, batch))
     return batch
 
@@ -497,15 +499,18 @@ def _augment(batch, generator, reshape: bool = False, fade: float = 0.0,
     cast = 1 + 0.12 * (_rand(generator, n, 3, 1, 1) - 0.5)
     batch = (batch - 0.5) * gain + 0.5 + bias
     batch = batch * cast
-    small = int(torch.randint(18, CROP + 1, (1,), generator=generator, device=generator.device))
+    # Shrunk to between 18 and 40 pixels a 40-pixel crop; as much of a larger one (a face).
+    side = batch.shape[-1]
+    small = int(torch.randint(round(18 * side / CROP), side + 1, (1,), generator=generator,
+                              device=generator.device))
     # The draw above leaves one batch in 23 as cut, so the networks learned softened crops
     # and read a crop better softened than as the reader cuts it (models/README.md,
     # "Session 28"). ``sharp``: that share of the batches more left as cut. Drawn only
     # when asked, so a run without it draws the random numbers it always drew.
     if sharp > 0 and bool(_rand(generator, 1) < sharp):
-        small = CROP
-    if small < CROP:
-        batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=CROP,
+        small = side
+    if small < side:
+        batch = F.interpolate(F.interpolate(batch, size=small, mode="area"), size=side,
                               mode="bilinear", align_corners=False)
     level = 0.02 * _rand(generator, 1)
     batch = batch + level * torch.randn(batch.shape, generator=generator,
@@ -569,12 +574,13 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     lent GPU machine; "cpu" draws exactly the random numbers it always drew).
     ``state_only``: write the state dict alone each epoch and no ONNX model (export it
     later with ``average --states``), for a machine whose torch exports differently.
-    ``input_px``: the side the network reads crops at, under ``CROP``: each crop, drawn and
-    varied at ``CROP``, is averaged down to it (as the reader shrinks a crop for a model
-    of that input, ``vision.netinput.sized_crops``), and the ONNX model takes that side. A
-    crop read softened to 28 pixels holds no more than 28 pixels show, at half the cost
-    of reading it at 40 (models/README.md, "Session 53"). The teacher reads the crops at
-    ``CROP``, as it was trained.
+    ``input_px``: the side the network reads crops at, at most the crops' own (``CROP``
+    for corner crops; a face file may be cut larger, ``face_crops --side``): each crop,
+    drawn and varied at its own side, is averaged down to it (as the reader shrinks a crop
+    for a model of that input, ``vision.netinput.sized_crops``), and the ONNX model takes
+    that side. A crop read softened to 28 pixels holds no more than 28 pixels show, at
+    half the cost of reading it at 40 (models/README.md, "Session 53"). The teacher reads
+    the crops at ``CROP``, as it was trained.
 
     ``precision``: "fp32", or "bf16": the network's forward and backward passes in
     bfloat16 (autocast; the weights, the optimiser, the losses and validation stay fp32),
@@ -591,9 +597,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
 
     if precision not in PRECISIONS:
         raise ValueError(f"--precision {precision}: choose one of {', '.join(PRECISIONS)}")
-    if not 16 <= input_px <= CROP:
-        raise ValueError(f"--input-px {input_px}: choose 16 to {CROP} pixels (crops are cut "
-                         f"at {CROP})")
+    if not 16 <= input_px <= MAX_INPUT_PX:
+        raise ValueError(f"--input-px {input_px}: choose 16 to {MAX_INPUT_PX} pixels, at "
+                         f"most the crops' side ({CROP} for corner crops)")
     if input_px != CROP and (index_head or centre_head):
         raise ValueError(f"the index and centre heads read a {CROP // 8}x{CROP // 8} map of "
                          f"a {CROP}-pixel crop: train them at --input-px {CROP}")
@@ -621,6 +627,9 @@ def train(train_files: Sequence[Path], val_files: Sequence[Path], out: Path, epo
     sizes = [len(part["labels"]) for part in parts]
     x_train = torch.from_numpy(np.concatenate([p["images"] for p in parts])).permute(
         0, 3, 1, 2).contiguous().to(device)
+    if input_px > x_train.shape[-1]:
+        raise ValueError(f"--input-px {input_px}: the training crops are "
+                         f"{x_train.shape[-1]} pixels; a crop is never enlarged")
     y_train = torch.from_numpy(np.concatenate([p["labels"] for p in parts])).to(device)
     offsets = np.cumsum([0, *sizes])
     weights = np.array(shares if shares else sizes, np.float64)
@@ -1135,8 +1144,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     fit.add_argument("--teacher-weight", type=float, default=1.0,
                      help="the teacher's divergence's weight in the loss (default 1)")
     fit.add_argument("--input-px", type=int, default=CROP,
-                     help=f"the side the network reads crops at, averaged down from {CROP} "
-                     f"(default {CROP}; the ONNX model takes that side)")
+                     help=f"the side the network reads crops at, averaged down from the "
+                     f"crops' own (default {CROP}, the corner crops' side; a face file may "
+                     "be cut larger; the ONNX model takes that side)")
     fit.add_argument("--narrow", type=Path, default=None,
                      help="state dict of a wider network to start from: each layer keeps "
                      "its channels of largest batch-norm scale (not with --init)")
