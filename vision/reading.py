@@ -307,18 +307,25 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
                       joint_names)
 
 
-def nested_shares(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """(N, M): how much of the smaller of ``boxes[i]`` and ``others[j]`` (x1 y1 x2 y2) lies
-    inside the larger; from ``NESTED_SHARE`` on, the two are one index boxed twice."""
+def overlap_areas(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(N, M): the area ``boxes[i]`` and ``others[j]`` (x1 y1 x2 y2) have in common."""
     a = boxes.astype(np.float64)[:, None]
     b = others.astype(np.float64)[None]
     width = np.clip(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0,
                     None)
     height = np.clip(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0,
                      None)
+    return width * height
+
+
+def nested_shares(boxes: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """(N, M): how much of the smaller of ``boxes[i]`` and ``others[j]`` (x1 y1 x2 y2) lies
+    inside the larger; from ``NESTED_SHARE`` on, the two are one index boxed twice."""
+    a = boxes.astype(np.float64)[:, None]
+    b = others.astype(np.float64)[None]
     area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
     area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
-    return width * height / np.maximum(np.minimum(area_a, area_b), 1e-6)
+    return overlap_areas(boxes, others) / np.maximum(np.minimum(area_a, area_b), 1e-6)
 
 
 def fold_nested(detections: Detections, share: float = NESTED_SHARE) -> Detections:

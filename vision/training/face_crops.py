@@ -35,6 +35,7 @@ import numpy as np
 from engine.cards import CARD_NAMES
 from vision.netinput import CROP, crop_square, face_square
 from vision.photo import load_photo
+from vision.reading import overlap_areas
 
 from .labels import class_names, labelled_boxes
 from .realdata import REAL_DECKS, REAL_PHOTOS, photos, photos_of_kinds
@@ -130,17 +131,12 @@ def clear_cards(boxes: np.ndarray, width: int, height: int) -> np.ndarray:
     """(N,) bool: the whole-card boxes (x1 y1 x2 y2) whose face shows, clear of the
     other cards (``MAX_COVERED``) and of the photo's edge."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-    clear = np.zeros(len(boxes), bool)
-    for k, box in enumerate(boxes):
-        others = np.delete(boxes, k, axis=0)
-        wide = np.clip(np.minimum(box[2], others[:, 2]) - np.maximum(box[0], others[:, 0]),
-                       0, None)
-        tall = np.clip(np.minimum(box[3], others[:, 3]) - np.maximum(box[1], others[:, 1]),
-                       0, None)
-        area = max((box[2] - box[0]) * (box[3] - box[1]), 1.0)
-        inside = box[0] >= 1 and box[1] >= 1 and box[2] <= width - 1 and box[3] <= height - 1
-        clear[k] = inside and float((wide * tall).sum()) / area <= MAX_COVERED
-    return clear
+    shared = overlap_areas(boxes, boxes)
+    np.fill_diagonal(shared, 0.0)  # a box lies wholly on itself
+    area = np.maximum((boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1]), 1.0)
+    inside = (boxes[:, 0] >= 1) & (boxes[:, 1] >= 1) & (boxes[:, 2] <= width - 1) & \
+        (boxes[:, 3] <= height - 1)
+    return inside & (shared.sum(axis=1) / area <= MAX_COVERED)
 
 
 def card_faces(split: str, root: Path = REAL_PHOTOS, per_card: int = 3, seed: int = 0,
