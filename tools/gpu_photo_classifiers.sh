@@ -15,6 +15,8 @@
 # here (`train_classifier average --states`, `quantize`); the GPU's short index stage turns
 # away fewer crops of no index than the same stage run here (session 25), so train it again
 # here with `--index-only` before shipping.
+# INDEX_EXTRA="--batch 128": the index stage at the batch of the head trained here (run j's,
+# runs/s25/idx.sh: 1,250 steps where the GPU's 256 gives 625; session 72).
 # DEVICE=cpu and, say, QUICK="--epochs 1 --per-epoch 512" try the script on this machine.
 # On this machine at full length (session 63; about 6.5 minutes an epoch of 40,000 crops in
 # fp32, 3.3 with PRECISION=bf16 (session 64), so
@@ -44,16 +46,17 @@ PART="$PRINTED $D/crops-fan-part.npz"
 declare -A files=([p]=$REPRINTED [q]=$REPRINTED [r]=$PRINTED [s]=$REPRINTED [t]=$REPRINTED
                   [u]=$PRINTED [v]=$REPRINTED [w]=$REPRINTED
                   [k]=$PRINTED [m]=$PRINTED [n]=$PRINTED [o]=$PRINTED
-                  [f]=$PART [g]=$PART [h]=$PART)
+                  [f]=$PART [g]=$PART [h]=$PART [x]=$PART [y]=$PART [z]=$PART [e]=$PART)
 declare -A share=([p]=$MIX [q]=$MORE [r]=$AS_PRINTED [s]=$MIX [t]=$MIX [u]=$AS_PRINTED
                   [v]=$MIX [w]=$MORE
                   [k]=$AS_PRINTED [m]=$AS_PRINTED [n]=$AS_PRINTED [o]=$AS_PRINTED
                   [f]="3.8 2.5 1 1.5 0.6" [g]="3.8 2.5 1 1.5 1.5"
-                  [h]="2.5 2.5 1 1.5 1.3")
+                  [h]="2.5 2.5 1 1.5 1.3" [x]="2.5 2.5 1 1.5 1.3" [y]="2.5 2.5 1 1.5 1.3"
+                  [z]="2.5 2.5 1 3 1.3" [e]="2.5 2.5 1 1.5 1.3")
 # PRECISION=bf16: train in bfloat16 (train_classifier --precision; an epoch twice as fast on
 # this machine's CPU, session 64); a resumed run may change it between sittings.
 common=(--batch 256 --reshape --grain 0.15 --device "${DEVICE:-cuda}" --state-only
-        --channels 64 128 256 --precision "${PRECISION:-fp32}")
+        --precision "${PRECISION:-fp32}")
 names=(--lr 2e-3 --epochs 50 --per-epoch 40000)  # run j's
 declare -A run=(
   [p]="--seed 55" [q]="--seed 56"
@@ -81,7 +84,16 @@ declare -A run=(
   # crops took their share from every file, our deck's real crops falling from 28 % of
   # an epoch (run j) to 24 %. h keeps run j's shares of the real crops and fonts and takes
   # the fan crops' (about 15 %, as g's) from the rendered decks as printed.
-  [h]="--seed 61")
+  [h]="--seed 61"
+  # Session 72, the first GPU since session 54: h's crops and shares (h is photo mode's
+  # crowded network) trained longer (x), wider (y: 96-192-384 from run 31 widened; e:
+  # 128-256-512 from scratch; session 24's wider networks named held-out designs' crops
+  # best), and with the real decks' crops (the black deck, the webcam) weighted twice (z).
+  [x]="--seed 71 --epochs 60" [y]="--seed 72 --epochs 60 --lr 1e-3"
+  [z]="--seed 73 --epochs 60" [e]="--seed 74 --epochs 60")
+# Where a run starts and how wide it is, when not run 31's own 64-128-256.
+declare -A start=([y]="--widen $S" [e]="")
+declare -A width=([y]="96 192 384" [e]="128 256 512")
 # A letter not above would train with no files: refuse it before any of the lent
 # minutes go.
 for letter in "$@"; do
@@ -97,18 +109,27 @@ again=(); [ "${RESUME:-0}" = 1 ] && again=(--resume)
 short() { [ "${RESUME:-0}" = 1 ] && exit 1; true; }
 for letter in "$@"; do
   (
+    channels=${width[$letter]:-64 128 256}
+    from=${start[$letter]---init $S}
     # shellcheck disable=SC2086
     timeout "$LIMIT" python3 -m vision.training.train_classifier train "${common[@]}" \
-      --train ${files[$letter]} --share ${share[$letter]} --val $VAL --init "$S" \
+      --channels $channels $from \
+      --train ${files[$letter]} --share ${share[$letter]} --val $VAL \
       --out "$WORK/$letter/names.onnx" "${names[@]}" ${run[$letter]} ${QUICK:-} \
       "${again[@]}" || short
     # shellcheck disable=SC2086
     timeout "${INDEX_LIMIT:-90}" python3 -m vision.training.train_classifier train "${common[@]}" \
-      --train ${files[$letter]} $NEGATIVES --share ${share[$letter]} 1.6 \
+      --channels $channels --train ${files[$letter]} $NEGATIVES --share ${share[$letter]} 1.6 \
       --val $VAL "$D/negatives-tune.npz" --init "$WORK/$letter/names.pt" --index-head \
       --index-only --lr 3e-3 --epochs 8 --per-epoch 20000 --seed 7 \
-      --out "$WORK/$letter/corner-classifier.onnx" ${QUICK:-} "${again[@]}" || short
+      --out "$WORK/$letter/corner-classifier.onnx" ${INDEX_EXTRA:-} ${QUICK:-} "${again[@]}" || short
     cp "$WORK/$letter/corner-classifier.pt" "$OUT/$letter.pt"
+    # A file that comes back is 16 MiB at most: a 128-256-512 network's state (about 17
+    # MiB in float) comes back in half precision.
+    if [ "$(stat -c %s "$OUT/$letter.pt")" -gt 15000000 ]; then
+      python3 -c "import sys, torch; s = torch.load(sys.argv[1]); torch.save({k: v.half() if v.is_floating_point() else v for k, v in s.items()}, sys.argv[1])" \
+        "$OUT/$letter.pt"
+    fi
   ) >> "$WORK/$letter.log" 2>&1 &
 done
 wait
