@@ -428,6 +428,26 @@ def test_crops_command_names_an_unknown_layout(tmp_path, capsys) -> None:
     assert not out.exists()
 
 
+def test_scenes_split_between_workers_each_on_its_own_stream() -> None:
+    from vision.training.train_classifier import worker_seeds
+
+    assert worker_seeds(62, 3000, 1) == [(62, 3000)]  # one process: the recipe's own seed
+    jobs = worker_seeds(62, 10, 4)
+    assert [count for _, count in jobs] == [3, 3, 2, 2]
+    assert len({seed for seed, _ in jobs}) == 4 and worker_seeds(62, 10, 4) == jobs
+    assert {seed for seed, _ in worker_seeds(63, 10, 4)}.isdisjoint(seed for seed, _ in jobs)
+    assert [count for _, count in worker_seeds(1, 2, 5)] == [1, 1]  # no empty workers
+
+
+def test_crops_command_refuses_no_workers(tmp_path, capsys) -> None:
+    from vision.training.train_classifier import main
+
+    out = tmp_path / "crops.npz"
+    assert main(["crops", "--out", str(out), "--scenes", "1", "--workers", "0"]) == 2
+    assert "--workers 0: give 1 or more processes" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_reshaping_keeps_crops_in_range_and_changes_them() -> None:
     import torch
 

@@ -9,6 +9,14 @@
 # corners for runs f and g) and packs them into .gpu/crops (ignored through .gitignore;
 # about 42 MiB), to carry with models/ left behind but for run 31's checkpoint (the runs'
 # start).
+# Session 72's call, from a fresh checkout (`make install-train fonts`, `python -m
+# vision.training.synth.decks fetch`, `THERE=1 REPRINTED=0 bash tools/gpu_photo_crops.sh`:
+# about 15 minutes, then move models/ aside but for run 31's checkpoint), timeout_s 590
+# and carry [".gpu/crops"]: LIMIT=360 INDEX_LIMIT=100 INDEX_EXTRA="--batch 128"
+# CROPS=/tmp/crops timeout 560 bash tools/gpu_photo_classifiers.sh x y z e. The crops
+# that pack leaves out are drawn there first (ORIG_SCENES, PART_SCENES: 800 and 3000).
+# Tried here end to end with DEVICE=cpu ORIG_SCENES=4 PART_SCENES=12 QUICK="--epochs 1
+# --per-epoch 256" and .venv/bin first on PATH (2 minutes).
 # There: OUT is the folder whose files come back (at most eight): OUT/LETTER.pt, each run's
 # state dict with its index head, and OUT/logs.tar.gz. Every run learns the names, then the
 # index head alone on the frozen trunk (session 19's run 28 recipe). Export and quantize
@@ -101,6 +109,23 @@ for letter in "$@"; do
 done
 if [ "${UNPACK:-1}" = 1 ]; then
   python3 -m vision.training.crop_mosaics unpack .gpu/crops "$D" > "$WORK/unpack.log" || exit 1
+fi
+# A pack made with THERE=1 (tools/gpu_photo_crops.sh) holds the training decks' art in
+# place of the rendered training crops: draw those here, on every core, as the recipes
+# there draw them (the scenes split between processes, train_classifier crops --workers).
+if [ -e .gpu/crops/decks.tar ] && [ ! -e "$D/crops-orig.npz" ]; then
+  python3 -m vision.training.detector_bundle unpack .gpu/crops "$WORK" \
+    >> "$WORK/unpack.log" 2>&1 || { cat "$WORK/unpack.log"; exit 1; }
+  export CPOKER_DECK_CACHE=$WORK/cache
+  C="python3 -m vision.training.train_classifier crops --workers $(nproc)"
+  drawn=$SECONDS
+  $C --out "$D/crops-orig.npz" --scenes "${ORIG_SCENES:-800}" --seed 312 \
+    > "$WORK/draw-orig.log" 2>&1 || { tail -5 "$WORK/draw-orig.log"; exit 1; }
+  $C --out "$D/crops-fan-part.npz" --scenes "${PART_SCENES:-3000}" --seed 62 --layouts fan \
+    --keep partly-covered > "$WORK/draw-fan-part.log" 2>&1 \
+    || { tail -5 "$WORK/draw-fan-part.log"; exit 1; }
+  echo "drew the rendered training crops in $((SECONDS - drawn)) s:" \
+    "$(tail -n 1 "$WORK/draw-orig.log"); $(tail -n 1 "$WORK/draw-fan-part.log")"
 fi
 # RESUME=1: each stage goes on where a stopped run of it stopped, and a stage stopped
 # short ends the run (the next sitting goes on). Without it, as on a lent GPU, the index

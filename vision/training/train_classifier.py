@@ -101,6 +101,39 @@ def make_crops(scenes: int, seed: int, role: str, size: int = 960, per_box: int 
             np.array(shown, np.float16).reshape(-1, 2))
 
 
+def worker_seeds(seed: int, scenes: int, workers: int) -> list[tuple[int, int]]:
+    """(seed, scenes) for each of ``workers`` processes drawing ``scenes`` together: one
+    worker draws them all on ``seed`` (the crops as one process makes them); more split
+    the scenes evenly, each on its own stream of ``seed`` (``SeedSequence.spawn``), so
+    that no two draw the same scenes and the same call draws the same crops again."""
+    if workers <= 1:
+        return [(seed, scenes)]
+    streams = np.random.SeedSequence(seed).spawn(workers)
+    counts = [scenes // workers + (k < scenes % workers) for k in range(workers)]
+    return [(int(stream.generate_state(1)[0]), count)
+            for stream, count in zip(streams, counts, strict=True) if count]
+
+
+def make_crops_in_parallel(scenes: int, seed: int, role: str, size: int, workers: int,
+                           **options: object) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``make_crops`` drawn by ``workers`` processes (``worker_seeds``), joined in order."""
+    jobs = worker_seeds(seed, scenes, workers)
+    if len(jobs) == 1:
+        return make_crops(scenes, seed, role, size, **options)  # type: ignore[arg-type]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(len(jobs)) as pool:
+        parts = list(pool.map(_crops_job, [(count, part_seed, role, size, options)
+                                           for part_seed, count in jobs]))
+    return (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]))
+
+
+def _crops_job(job: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    scenes, seed, role, size, options = job
+    return make_crops(scenes, seed, role, size, **options)
+
+
 def rendered_scenes(rng: np.random.Generator, scenes: int, role: str, size: int,
                     weights: dict[str, float] | None = None,
                     deck_names: Sequence[str] | None = None, what: str = "crops"
@@ -1109,6 +1142,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     crops.add_argument("--seed", type=int, default=0)
     crops.add_argument("--role", choices=["train", "val"], default="train")
     crops.add_argument("--size", type=int, default=960)
+    crops.add_argument("--workers", type=int, default=1,
+                       help="processes drawing the scenes (1: as one process draws them; "
+                            "more: other scenes, the same on every call)")
     crops.add_argument("--decks", nargs="+", default=None,
                        help="only these decks of the role (default: all of them)")
     crops.add_argument("--layouts", nargs="+", default=None,
@@ -1278,10 +1314,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(args.states)} networks averaged -> {args.out}")
         return 0
     if args.command == "crops":
+        if args.workers < 1:
+            print(f"error: --workers {args.workers}: give 1 or more processes", file=sys.stderr)
+            return 2
         try:
-            images, labels, shown = make_crops(
-                args.scenes, args.seed, args.role, args.size, deck_names=args.decks,
-                layouts=args.layouts, margin_jitter=tuple(args.margins))
+            images, labels, shown = make_crops_in_parallel(
+                args.scenes, args.seed, args.role, args.size, args.workers,
+                deck_names=args.decks, layouts=args.layouts,
+                margin_jitter=tuple(args.margins))
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
