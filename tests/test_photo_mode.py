@@ -499,6 +499,25 @@ def test_a_short_reading_is_read_again_at_other_scales(
     assert len(found) == kept
 
 
+@pytest.mark.parametrize(("scale", "side"), [(0.5, 320), (0.2, 192)])
+def test_a_short_close_up_is_read_again_smaller(scale: float, side: int) -> None:
+    # A scale under 1 reads a short photo smaller than the network's size, down to
+    # SMALLEST_SHORT_SIDE: a close-up's index, larger than any the detector learned, is
+    # found at half the side (real-decks-dev's white 3h at 100 pixels in a 640 photo,
+    # models/README.md, "Session 72"). What only that pass finds counts when named surely.
+    image = np.zeros((480, 640, 3), np.uint8)
+    boxes = np.array([[20 + 100 * k, 50, 60 + 100 * k, 110] for k in range(6)], float)
+    hands = SidedLocator(boxes, np.array([[300, 300, 400, 420]], float), side)
+    info = dataclasses.replace(default_model(), photo_read_near=0.0, photo_index_px=24.0,
+                               photo_tight_margin=0.0, photo_uses_table_detector=False,
+                               photo_short_scales=(scale,), photo_first_look_stands=0.0,
+                               photo_short_negative=False)
+    reader = CardDetector(info, locator=hands)
+    reader.photo_classifier = SureAce()  # type: ignore[assignment]
+    found = reader.detect(image, "photo", lambda named: len(named) >= 7)
+    assert hands.sides[-1] == side and len(found) == 7
+
+
 class TurnedLocator(CountingLocator):
     """Finds ``boxes``, and, in the photo turned a quarter (``np.rot90``), those and
     ``extra`` too, turned (both given in the photo's own pixels)."""

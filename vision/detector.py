@@ -47,6 +47,7 @@ STRIDE = 32  # YOLO's coarsest stride: a dynamic input's sides are multiples of 
 # Two passes whose longer sides lie within this share of each other see the same indices
 # alike: photo mode reads a photo again only at a side further from those it read at.
 SAME_SIDE = 1 / 6
+SMALLEST_SHORT_SIDE = 192  # a short photo's pass at a scale under 1 reads no smaller
 # Table mode names the table detector's box on an index photo mode's detector boxed too
 # only when photo mode's box was named under this (``CardDetector.detect``): naming every
 # crop twice cost a whole table 1,153 ms against 701 in photo mode.
@@ -204,7 +205,10 @@ class ModelInfo:
     # these times the side it was read at, in turn, until it reads whole; a negative one
     # reads the photo turned a quarter (a tilted card's index lies differently), at minus
     # that. Only a photo that would be read wrong pays for them, and what they alone find
-    # counts when named surely (models/README.md, "Session 43"). (): not.
+    # counts when named surely (models/README.md, "Session 43"). A scale under 1 reads it
+    # smaller than the network's size (down to SMALLEST_SHORT_SIDE): a close-up's index,
+    # larger than the detector's trained sizes, whose first look found too few corners to
+    # measure (models/README.md, "Session 72"). (): not.
     photo_short_scales: tuple[float, ...] = ()
     # Photo mode's first look only measures the indices (``photo_side``). With this share
     # (0 to 1), a photo whose longer side times it is under the network's size is first
@@ -1090,7 +1094,10 @@ class CardDetector:
             if whole:
                 break
             turned = scale < 0  # a negative scale: the photo turned a quarter, at -scale
-            side = int(min(max(read_at * abs(scale), self.info.imgsz), ceiling))
+            # Under 1, the photo read smaller than it was (a blurred index larger than the
+            # detector's sizes), down to SMALLEST_SHORT_SIDE; else at the network's size at least.
+            floor = SMALLEST_SHORT_SIDE if abs(scale) < 1 else self.info.imgsz
+            side = int(min(max(read_at * abs(scale), floor), ceiling))
             if not turned and any(abs(side - done) <= done * SAME_SIDE for done in read):
                 continue
             read.append(side)
