@@ -761,7 +761,7 @@ def test_networks_of_different_widths_average_in_half_precision(tmp_path, capsys
     assert np.allclose(session.run(None, {"crops": crops.numpy()})[0], expected, atol=1e-3)
     assert main(["average", "--states", f"{states[0]}:8,16", f"{states[1]}:4,8,12",
                  "--out", str(tmp_path / "x.onnx")]) == 2
-    assert "three whole numbers above 0" in capsys.readouterr().err
+    assert "three or four whole numbers above 0" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
 
 
@@ -1540,7 +1540,7 @@ def test_a_taught_network_learns_its_teachers_soft_names(tmp_path, capsys) -> No
     capsys.readouterr()
     assert main(["train", "--train", str(crops_file), "--val", str(crops_file), "--out",
                  str(tmp_path / "x.onnx"), "--teacher", f"{teacher_path}:8,8"]) == 2
-    assert "three whole numbers" in capsys.readouterr().err
+    assert "three or four whole numbers" in capsys.readouterr().err
 
 
 def test_a_teacher_with_an_index_head_teaches_its_names(tmp_path) -> None:
@@ -1656,10 +1656,12 @@ def test_a_network_trained_at_a_smaller_side_reads_crops_averaged_down(tmp_path,
     assert not (tmp_path / "a.onnx").exists() and not (tmp_path / "b.onnx").exists()
 
 
-def test_a_face_reader_trains_and_reads_at_its_crops_larger_side(tmp_path) -> None:
+@pytest.mark.parametrize("widths", [(4, 8, 8), (4, 8, 8, 8)])
+def test_a_face_reader_trains_and_reads_at_its_crops_larger_side(tmp_path, widths) -> None:
     # Face crops may be cut larger than corner crops (``face_crops --side``): the network
     # trains on them at that side, and the reader takes the side from the model as it is,
-    # neither shrunk to CROP nor enlarged.
+    # neither shrunk to CROP nor enlarged. Four widths give a fourth stage, whose features
+    # see a 64-pixel face whole.
     import torch
 
     from vision.training.train_classifier import build_network, main
@@ -1673,11 +1675,12 @@ def test_a_face_reader_trains_and_reads_at_its_crops_larger_side(tmp_path) -> No
     np.savez(faces, images=images, labels=rng.integers(0, 52, 24))
     out = tmp_path / "face.onnx"
     assert main(["train", "--train", str(faces), "--val", str(faces), "--epochs", "1",
-                 "--per-epoch", "24", "--batch", "8", "--channels", "4", "8", "8",
+                 "--per-epoch", "24", "--batch", "8", "--channels", *map(str, widths),
                  "--reshape", "--grain", "0.5", "--input-px", "64", "--out", str(out)]) == 0
     reader = CornerClassifier(out)
     assert reader.side == 64 and reader.session.get_inputs()[0].shape[1:] == [3, 64, 64]
-    net = build_network((4, 8, 8))
+    net = build_network(widths)
+    assert sum(isinstance(layer, torch.nn.MaxPool2d) for layer in net.features) == len(widths)
     net.load_state_dict(torch.load(out.with_suffix(".pt")))
     net.eval()
     with torch.no_grad():
@@ -1781,3 +1784,20 @@ def test_one_state_exported_reads_as_its_network(tmp_path, capsys, index_head: b
                  "--out", str(tmp_path / "x.onnx")]) == 2
     assert "gone.pt not found" in capsys.readouterr().err
     assert not (tmp_path / "x.onnx").exists()
+
+
+@pytest.mark.parametrize("widths", [["8", "8"], ["8", "8", "8", "8", "8"]])
+def test_channels_take_three_or_four_widths(tmp_path, capsys, widths) -> None:
+    from vision.training.train_classifier import main, parse_state
+
+    crops = tmp_path / "crops.npz"
+    np.savez(crops, images=np.zeros((4, CROP, CROP, 3), np.uint8), labels=np.arange(4))
+    with pytest.raises(SystemExit):
+        main(["train", "--train", str(crops), "--val", str(crops), "--out",
+              str(tmp_path / "net.onnx"), "--channels", *widths])
+    assert f"--channels takes three or four widths (one a stage), not {len(widths)}" \
+        in capsys.readouterr().err
+    assert not (tmp_path / "net.onnx").exists()
+    assert parse_state("a.pt:8,16,24,32", (1, 1, 1)) == (Path("a.pt"), (8, 16, 24, 32))
+    with pytest.raises(ValueError, match="three or four whole numbers"):
+        parse_state("a.pt:8,16", (1, 1, 1))

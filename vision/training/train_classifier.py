@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import inspect
+import itertools
 import json
 import math
 import sys
@@ -198,6 +199,7 @@ assert len(CARD_NAMES) == RANKS * SUITS and CARD_NAMES[4] == "3s"
 
 
 CHANNELS = (24, 48, 96)  # the first model's widths; a wider one is trained with --channels
+STAGES = (3, 4)  # how many widths --channels may give: the network's stages
 PRECISIONS = ("fp32", "bf16")  # the arithmetic train's passes may run in
 MAX_INPUT_PX = 128  # the largest side a network reads crops at (a face's, ``face_crops``)
 INDEX_CHANNELS = 32  # the index head's 1x1 convolution over the last feature map
@@ -212,6 +214,9 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False,
     Naming the rank and the suit separately lets every card teach the glyphs it shares
     with the others (all the sevens, all the spades): 52 independent classes each see a
     quarter or a thirteenth of that data.
+
+    ``channels``: the widths of three stages, or of four (``STAGES``); each stage ends in a
+    2x2 pooling.
 
     ``index_head``: a third head, one logit, says whether the crop shows a corner index at
     all (trained on ``vision.training.negatives``' crops of pips, court art and the rest);
@@ -239,23 +244,28 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False,
             super().__init__()
             # Full resolution gets one thin layer only: most of the cost of a CNN on a CPU
             # is in its early, wide feature maps.
-            c1, c2, c3 = channels
+            c1, c2, c3 = channels[:3]
+            # A fourth stage (a fourth width) widens each feature's view to about 70
+            # pixels: a face read at 64 needs its whole square seen to count pips.
+            later = [layer for cin, cout in itertools.pairwise(channels[2:])
+                     for layer in (*block(cin, cout), *block(cout, cout), nn.MaxPool2d(2))]
             self.features = nn.Sequential(
                 *block(3, c1), nn.MaxPool2d(2),
                 *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
-                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2),
+                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2), *later,
                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
-            self.rank = nn.Linear(c3, RANKS)
-            self.suit = nn.Linear(c3, SUITS)
-            side = CROP // 8  # three 2x2 poolings
+            last = channels[-1]
+            self.rank = nn.Linear(last, RANKS)
+            self.suit = nn.Linear(last, SUITS)
+            side = CROP // 2 ** len(channels)  # one 2x2 pooling a stage
             self.index = nn.Sequential(
-                nn.Conv2d(c3, INDEX_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
+                nn.Conv2d(last, INDEX_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
                 nn.Dropout(0.2), nn.Linear(INDEX_CHANNELS * side * side, 1)) \
                 if index_head else None
             self.centre = None
             if centre_head:
                 self.centre = nn.Sequential(
-                    nn.Conv2d(c3, CENTRE_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
+                    nn.Conv2d(last, CENTRE_CHANNELS, 1), nn.ReLU(inplace=True), nn.Flatten(),
                     nn.Dropout(0.2), nn.Linear(CENTRE_CHANNELS * side * side, RANKS + SUITS))
                 nn.init.zeros_(self.centre[-1].weight)
                 nn.init.zeros_(self.centre[-1].bias)
@@ -1002,15 +1012,15 @@ def export(net, out: Path, input_px: int = CROP) -> None:  # torch module
 
 
 def parse_state(text: str, channels: Sequence[int]) -> tuple[Path, tuple[int, ...]]:
-    """``PATH`` or ``PATH:C1,C2,C3`` -> (a state dict, its network's widths; ``channels``
+    """``PATH`` or ``PATH:C1,C2,C3[,C4]`` -> (a state dict, its network's widths; ``channels``
     without them)."""
     path, colon, widths = text.rpartition(":")
     if not colon:
         return Path(text), tuple(channels)
     parts = widths.split(",")
-    if len(parts) != 3 or not all(part.isdigit() and int(part) > 0 for part in parts):
-        raise ValueError(f"{text}: the widths after the colon must be three whole numbers "
-                         "above 0, as PATH:96,192,384")
+    if len(parts) not in STAGES or not all(part.isdigit() and int(part) > 0 for part in parts):
+        raise ValueError(f"{text}: the widths after the colon must be three or four whole "
+                         "numbers above 0, as PATH:96,192,384")
     return Path(path), tuple(int(part) for part in parts)
 
 
@@ -1187,8 +1197,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="state dict of a wider network to start from: each layer keeps "
                      "its channels of largest batch-norm scale (not with --init)")
     fit.add_argument("--seed", type=int, default=0)
-    fit.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS),
-                     help="widths of the network's three stages (default %(default)s)")
+    fit.add_argument("--channels", type=int, nargs="+", default=list(CHANNELS),
+                     help="widths of the network's three stages, or four: a fourth sees a "
+                     "64-pixel face whole (default %(default)s)")
     fit.add_argument("--reshape", action="store_true",
                      help="also stretch, slant, shift and embolden the glyphs")
     fit.add_argument("--fade", type=float, default=0.0, metavar="SHARE",
@@ -1239,14 +1250,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     average.add_argument("--states", nargs="+", required=True, metavar="PATH[:C1,C2,C3]",
                          help="state dicts (.pt) of the networks, each --channels wide or "
                          "as wide as the widths after its colon")
-    average.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
+    average.add_argument("--channels", type=int, nargs="+", default=list(CHANNELS))
     average.add_argument("--out", type=Path, required=True)
     one = sub.add_parser("export", help="export one trained network's state dict (a run "
                          "with --state-only writes only that) as its ONNX model")
     one.add_argument("--state", required=True, metavar="PATH[:C1,C2,C3]",
                      help="the state dict (.pt), --channels wide or as wide as the widths "
                      "after its colon")
-    one.add_argument("--channels", type=int, nargs=3, default=list(CHANNELS))
+    one.add_argument("--channels", type=int, nargs="+", default=list(CHANNELS))
     one.add_argument("--out", type=Path, required=True)
     members = sub.add_parser("members", help="keep some networks of an averaged model "
                              "(average's, plain or quantized) and cut the others out")
@@ -1263,6 +1274,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                        help="also read every index crop partly covered by another card "
                        "(the same covers each time) and say how many are named wrong surely")
     args = parser.parse_args(argv)
+    widths = getattr(args, "channels", CHANNELS)
+    if len(widths) not in STAGES:
+        parser.error(f"--channels takes three or four widths (one a stage), not {len(widths)}")
     if args.command == "accuracy":
         classifier = CornerClassifier(args.model)
         for path in args.crops:
