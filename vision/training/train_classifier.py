@@ -244,15 +244,15 @@ def build_network(channels: Sequence[int] = CHANNELS, index_head: bool = False,
             super().__init__()
             # Full resolution gets one thin layer only: most of the cost of a CNN on a CPU
             # is in its early, wide feature maps.
-            c1, c2, c3 = channels[:3]
-            # A fourth stage (a fourth width) widens each feature's view to about 70
-            # pixels: a face read at 64 needs its whole square seen to count pips.
-            later = [layer for cin, cout in itertools.pairwise(channels[2:])
+            # Every later stage is two layers and a pooling. A fourth stage widens each
+            # feature's view from 34 to 74 pixels: a face read at 64 needs its whole
+            # square seen to count pips.
+            # (Built in this order: a seed draws each layer's first weights as before.)
+            first = block(3, channels[0])
+            later = [layer for cin, cout in itertools.pairwise(channels)
                      for layer in (*block(cin, cout), *block(cout, cout), nn.MaxPool2d(2))]
             self.features = nn.Sequential(
-                *block(3, c1), nn.MaxPool2d(2),
-                *block(c1, c2), *block(c2, c2), nn.MaxPool2d(2),
-                *block(c2, c3), *block(c3, c3), nn.MaxPool2d(2), *later,
+                *first, nn.MaxPool2d(2), *later,
                 nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.2))
             last = channels[-1]
             self.rank = nn.Linear(last, RANKS)
@@ -1247,14 +1247,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                      "run's (go on later with --resume)")
     average = sub.add_parser("average", help="export networks trained apart as one ONNX "
                              "model that averages their log-probabilities")
-    average.add_argument("--states", nargs="+", required=True, metavar="PATH[:C1,C2,C3]",
+    average.add_argument("--states", nargs="+", required=True, metavar="PATH[:C1,C2,C3[,C4]]",
                          help="state dicts (.pt) of the networks, each --channels wide or "
                          "as wide as the widths after its colon")
     average.add_argument("--channels", type=int, nargs="+", default=list(CHANNELS))
     average.add_argument("--out", type=Path, required=True)
     one = sub.add_parser("export", help="export one trained network's state dict (a run "
                          "with --state-only writes only that) as its ONNX model")
-    one.add_argument("--state", required=True, metavar="PATH[:C1,C2,C3]",
+    one.add_argument("--state", required=True, metavar="PATH[:C1,C2,C3[,C4]]",
                      help="the state dict (.pt), --channels wide or as wide as the widths "
                      "after its colon")
     one.add_argument("--channels", type=int, nargs="+", default=list(CHANNELS))
