@@ -11,10 +11,11 @@ import pytest
 from conftest import models_folder
 from test_photo_mode import CountingLocator, corners, distribution
 
+from engine.cards import CARD_NAMES
 from vision.detections import Detections
 from vision.detector import CardDetector, ModelError, default_model
 from vision.netinput import CROP, face_square
-from vision.reading import face_pairs, merge_corners, named_by_faces
+from vision.reading import face_pairs, merge_corners, named_by_faces, within_one_card
 
 # A webcam's 4s: its upper index read 6s, its lower 4s, neither surely; the face's pips
 # say four, of a black suit.
@@ -82,6 +83,41 @@ def test_each_corner_joins_one_pair_the_surest_first() -> None:
     faces = np.stack([FOUR_PIPS, distribution(("4s", 0.35), ("4c", 0.3), ("6s", 0.1))])
     cards = named_by_faces(found, [(0, 1), (1, 2)], faces, 1.0, 0.6, 0.5)
     assert len(cards) == 2 and cards.xyxy.tolist() == found.xyxy[:2].tolist()
+
+
+def test_a_pair_never_takes_a_card_the_reading_already_counts() -> None:
+    found = corners([("6s", 150, 270, 16, 50), ("4s", 220, 435, 18, 55)],
+                    np.stack([FOUR_UP, FOUR_DOWN]))
+    four = CARD_NAMES.index("4s")
+    assert named_by_faces(found, [(0, 1)], FOUR_PIPS[None], 1.0, 0.6, 0.5).labels == \
+        ["4s", "4s"]
+    # 4s is read already: the pair's next name, 8s, holds under a tenth of the joint
+    # reading, so the pair is no card (never 4s twice).
+    assert len(named_by_faces(found, [(0, 1)], FOUR_PIPS[None], 1.0, 0.6, 0.5,
+                              held={four})) == 0
+
+
+def test_two_pairs_naming_one_card_give_it_once_to_the_surer() -> None:
+    found = corners([("6s", 150, 270, 16, 50), ("4s", 220, 435, 18, 55),
+                     ("6s", 550, 270, 16, 50), ("4s", 620, 435, 18, 55)],
+                    np.stack([FOUR_UP, FOUR_DOWN, FOUR_UP, FOUR_DOWN]))
+    faces = np.stack([distribution(("4s", 0.3), ("4c", 0.3), ("8s", 0.05)), FOUR_PIPS])
+    cards = named_by_faces(found, [(0, 1), (2, 3)], faces, 1.0, 0.6, 0.5)
+    assert cards.labels == ["4s", "4s"]
+    assert cards.xyxy.tolist() == found.xyxy[2:].tolist()
+
+
+def test_pairs_lie_within_the_photos_own_card_diagonal() -> None:
+    # Two corners 3.3 index sizes apart pair under the bound of 9; a photo whose cards
+    # measure a diagonal of 2 (linked within 1.5 times it: 3) links them as two cards,
+    # so they do not pair there; one whose cards measure 3 (4.5) pairs them.
+    found = corners([("6s", 150, 270, 16, 50), ("4s", 220, 435, 18, 55)])
+    assert face_pairs(found) == [(0, 1)]
+    assert face_pairs(found, diagonal=2.0) == []
+    assert face_pairs(found, diagonal=3.0) == [(0, 1)]
+    assert within_one_card(found.xyxy[:1], found.xyxy[1:], None).tolist() == [True]
+    assert within_one_card(found.xyxy[:1], found.xyxy[1:], 2.0).tolist() == [False]
+    assert within_one_card(found.xyxy[:1], found.xyxy[1:], 3.0).tolist() == [True]
 
 
 def test_the_face_square_holds_the_card_between_its_corners() -> None:
@@ -162,6 +198,29 @@ def test_the_faces_pair_corners_the_naming_gates_dropped() -> None:
     assert face.crops == 1 and found.labels == ["4s", "4s"]
 
 
+def test_a_photo_whose_cards_measure_a_short_diagonal_pairs_no_corners_further_apart(
+        ) -> None:
+    # Three cards read surely in both corners, 3.3 index sizes apart (boxes 16x50), and two
+    # unsure corners 7 index sizes apart: within the bound of 9, but the merge counts
+    # corners that far apart in this photo as two cards, so their face is not read.
+    def box(x: float, y: float) -> list[float]:
+        return [x - 8, y - 25, x + 8, y + 25]
+
+    boxes = np.array([box(100, 100), box(100, 265), box(200, 100), box(200, 265),
+                      box(300, 100), box(300, 265), box(450, 100), box(450, 450)], float)
+    reader, face = _face_reader()
+    reader.locator = CountingLocator(boxes)  # type: ignore[assignment]
+    sure = [distribution((name, 0.99)) for name in ("As", "As", "Ks", "Ks", "Qs", "Qs")]
+    reader.photo_classifier = ByBox([*sure, FOUR_UP, FOUR_DOWN])  # type: ignore[assignment]
+    reader.detect(np.full((640, 640, 3), 90, np.uint8), "photo", lambda found: False)
+    assert face.crops == 0
+    # The same two corners alone (no card measures the photo): their face is read.
+    reader.locator = CountingLocator(boxes[6:])  # type: ignore[assignment]
+    reader.photo_classifier = ByBox([FOUR_UP, FOUR_DOWN])  # type: ignore[assignment]
+    reader.detect(np.full((640, 640, 3), 90, np.uint8), "photo", lambda found: False)
+    assert face.crops == 1
+
+
 def test_a_photo_read_whole_or_read_without_a_count_reads_no_face() -> None:
     reader, face = _face_reader()
     image = np.full((640, 640, 3), 90, np.uint8)
@@ -226,8 +285,11 @@ def test_the_shipped_face_reader_is_named_and_reads_faces() -> None:
     assert info.photo_face_reader.name == "corner-face.onnx"
     assert (info.photo_face_weight, info.photo_face_sure, info.photo_face_rank) == \
         (1.0, 0.6, 0.8)
-    faces = np.random.default_rng(0).integers(0, 255, (3, CROP, CROP, 3), dtype=np.uint8)
-    read = CornerClassifier(info.photo_face_reader).probabilities(faces, orientations=4)
+    reader = CornerClassifier(info.photo_face_reader)
+    # The reader cuts faces at the side its face model takes (64 since session 76).
+    side = reader.side
+    faces = np.random.default_rng(0).integers(0, 255, (3, side, side, 3), dtype=np.uint8)
+    read = reader.probabilities(faces, orientations=4)
     assert read.shape == (3, 52) and np.allclose(read.sum(axis=1), 1.0, atol=1e-3)
 
 

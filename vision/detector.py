@@ -39,7 +39,15 @@ from .netinput import (
     letterbox,
     light_on_dark,
 )
-from .reading import NESTED_SHARE, face_pairs, merge_corners, named_by_faces, nested_shares
+from .reading import (
+    NESTED_SHARE,
+    face_pairs,
+    measured_diagonal,
+    merge_corners,
+    named_by_faces,
+    nested_shares,
+    within_one_card,
+)
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -984,7 +992,7 @@ class CardDetector:
         merged = merge_corners(named, **self.reading_settings)
         held = [CARD_NAMES.index(card.card) for card in merged.cards]
         taken = _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
-        pairs = face_pairs(opened, taken, MAX_FACE_PAIRS)
+        pairs = face_pairs(opened, taken, MAX_FACE_PAIRS, measured_diagonal(named))
         if not pairs:
             return named
         faces = self.face_reader.probabilities(
@@ -992,9 +1000,18 @@ class CardDetector:
                                   size=self.face_reader.side) for i, j in pairs]),
             orientations=4)
         cards = named_by_faces(opened, pairs, faces, self.info.photo_face_weight,
-                               self.info.photo_face_sure, self.info.photo_face_rank)
+                               self.info.photo_face_sure, self.info.photo_face_rank,
+                               held=held)
         if len(cards) == 0:
             return named
+        # The pairs named make the photo's cards measure their diagonal anew: a pair that
+        # lies further apart than the merge then links (``within_one_card``) would be
+        # counted as its card twice, so its corners stay as they were read.
+        read = joined(named[~_covered(named.xyxy, cards.xyxy)], cards)
+        linked = within_one_card(cards.xyxy[0::2], cards.xyxy[1::2], measured_diagonal(read))
+        if linked.all():
+            return read
+        cards = cards[np.repeat(linked, 2)]
         return joined(named[~_covered(named.xyxy, cards.xyxy)], cards)
 
     def detect_live_parts(self, image: np.ndarray, parts: np.ndarray) -> Detections:

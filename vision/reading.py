@@ -14,6 +14,7 @@ the middle.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -230,14 +231,19 @@ FACE_ASPECT = 1.25
 
 
 def face_pairs(detections: Detections, taken: np.ndarray | None = None,
-               most: int | None = None) -> list[tuple[int, int]]:
+               most: int | None = None, diagonal: float | None = None
+               ) -> list[tuple[int, int]]:
     """The pairs of corners (i < j) that may be one card's two indices, its face between
     them: a card's diagonal apart (``MIN_DIAGONAL_PER_INDEX`` to
     ``CARD_DIAGONAL_PER_INDEX`` index sizes), boxed alike (``FACE_SIZE_RATIO``) and not
     one lying where the other stands (``FACE_ASPECT``). ``taken`` (N,): corners already
     part of a card, left out. ``most``: of more pairs, only the ``most`` whose corners
     agree best on a name (their joint probability of it), when the detections carry
-    their names' probabilities: a photo of many stray boxes pairs hundreds."""
+    their names' probabilities: a photo of many stray boxes pairs hundreds.
+    ``diagonal``: the photo's card diagonal in index sizes (``measured_diagonal``), when
+    its cards measure one: two corners are then a card apart only within
+    ``DIAGONAL_SLACK`` of it, as ``merge_corners`` links them, so that a pair named one
+    card is counted as one card, not as the same card twice."""
     n = len(detections)
     if n < 2:
         return []
@@ -249,7 +255,7 @@ def face_pairs(detections: Detections, taken: np.ndarray | None = None,
     height = (detections.xyxy[:, 3] - detections.xyxy[:, 1]).astype(np.float64)
     lying, standing = width >= FACE_ASPECT * height, height >= FACE_ASPECT * width
     crossed = (lying[:, None] & standing[None, :]) | (standing[:, None] & lying[None, :])
-    fits = (apart >= MIN_DIAGONAL_PER_INDEX) & (apart <= CARD_DIAGONAL_PER_INDEX) & \
+    fits = (apart >= MIN_DIAGONAL_PER_INDEX) & (apart <= card_reach(diagonal)) & \
         (larger <= FACE_SIZE_RATIO * smaller) & ~crossed
     if taken is not None:
         fits &= ~taken[:, None] & ~taken[None, :]
@@ -263,8 +269,8 @@ def face_pairs(detections: Detections, taken: np.ndarray | None = None,
 
 
 def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: np.ndarray,
-                   weight: float, sure: float, rank_share: float, top: int = 2
-                   ) -> Detections:
+                   weight: float, sure: float, rank_share: float, top: int = 2,
+                   held: Collection[int] = ()) -> Detections:
     """The corners of ``pairs`` (``face_pairs``) that their card's face names together
     with them: each pair's two corners' names and its face's (``faces``, (P, 52)
     probabilities in ``detections.names``' order, raised to ``weight``) are joined, and a
@@ -272,8 +278,11 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
     the joint probability, its rank at least ``rank_share`` of the face's (the face reads
     the rank, its pips or court figure, where a blurred index is lost) and it is one of
     the ``top`` likeliest names of one of its corners (the index reads the suit, which a
-    face's small pips confuse). Surest pairs first, each corner in one pair at most. Both
-    corners come back named so (the joint probabilities), the rest left out."""
+    face's small pips confuse). Surest pairs first, each corner in one pair at most, and
+    each name once: a deck holds each card once, so a pair never takes a name in ``held``
+    (the class ids the reading already counts) or one an earlier pair took; it takes its
+    likeliest other name, if that one clears the bars. Both corners come back named so
+    (the joint probabilities), the rest left out."""
     if not pairs or detections.class_probabilities is None:
         return detections[np.zeros(len(detections), bool)]
     probabilities = detections.class_probabilities.astype(np.float64)
@@ -285,11 +294,15 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
     joint /= joint.sum(axis=1, keepdims=True)
     face_ranks = np.asarray(faces, np.float64).reshape(len(pairs), ranks, 4).sum(axis=2)
     used: set[int] = set()
+    named: set[int] = set(held)
     chosen: list[int] = []
     renamed: list[np.ndarray] = []
     for k in np.argsort(-joint.max(axis=1), kind="stable"):
         i, j = pairs[int(k)]
-        name = int(joint[k].argmax())
+        free = joint[k].copy()
+        free[list(named)] = -1.0
+        name = int(free.argmax())
+        # The bars read the name's share of the whole joint reading, taken names included.
         if joint[k, name] < sure or face_ranks[k, name // 4] < rank_share or \
                 i in used or j in used:
             continue
@@ -297,6 +310,7 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
                 name not in np.argsort(-probabilities[j])[:top]:
             continue
         used |= {i, j}
+        named.add(name)
         chosen += [i, j]
         renamed += [joint[k], joint[k]]
     if not chosen:
@@ -366,7 +380,7 @@ def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
     measured = _measured_diagonal(detections, distance, larger)
     if measured is None:
         return distance <= CARD_DIAGONAL_PER_INDEX * larger
-    linked = distance <= min(CARD_DIAGONAL_PER_INDEX, DIAGONAL_SLACK * measured) * larger
+    linked = distance <= card_reach(measured) * larger
     # A card's two indices lie a diagonal apart, never much nearer (unless one index was
     # boxed twice): two corners of one name nearer than that are two cards, one misread.
     between = (distance > SAME_INDEX * larger) & (distance < NEIGHBOUR_SHARE * measured * larger)
@@ -376,6 +390,40 @@ def _one_card_apart(detections: Detections, span: float | None) -> np.ndarray:
 def pairwise_distances(centers: np.ndarray) -> np.ndarray:
     """(N, N) distances between the (N, 2) points ``centers``."""
     return np.hypot(*(centers[:, None, :] - centers[None, :, :]).transpose(2, 0, 1))
+
+
+def measured_diagonal(detections: Detections) -> float | None:
+    """A card's diagonal in index sizes as this photo's cards show it
+    (``_measured_diagonal``), or None when too few cards measure it."""
+    sizes = detections.longer_sides
+    return _measured_diagonal(detections, pairwise_distances(detections.centers),
+                              np.maximum(sizes[:, None], sizes[None, :]))
+
+
+def within_one_card(first: np.ndarray, second: np.ndarray, diagonal: float | None
+                    ) -> np.ndarray:
+    """(N,): whether boxes ``first[k]`` and ``second[k]`` (x1 y1 x2 y2) lie within one card
+    of each other as ``merge_corners`` links two corners: ``DIAGONAL_SLACK`` times the
+    photo's card diagonal ``diagonal`` (index sizes; ``CARD_DIAGONAL_PER_INDEX`` when
+    None), never more than that bound, times the larger box's longer side."""
+    def centres(xyxy: np.ndarray) -> np.ndarray:
+        return (xyxy[:, :2] + xyxy[:, 2:]) / 2
+
+    def sizes(xyxy: np.ndarray) -> np.ndarray:
+        return np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
+
+    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
+    distance = np.hypot(*(centres(first) - centres(second)).T)
+    return distance <= card_reach(diagonal) * np.maximum(sizes(first), sizes(second))
+
+
+def card_reach(diagonal: float | None) -> float:
+    """How far apart, in index sizes, two corners of one card may lie: ``DIAGONAL_SLACK``
+    times the photo's measured card ``diagonal``, never more than
+    ``CARD_DIAGONAL_PER_INDEX`` (that bound when the photo measures none)."""
+    if diagonal is None:
+        return CARD_DIAGONAL_PER_INDEX
+    return min(CARD_DIAGONAL_PER_INDEX, DIAGONAL_SLACK * diagonal)
 
 
 def _measured_diagonal(detections: Detections, distance: np.ndarray, larger: np.ndarray
