@@ -115,9 +115,9 @@ def test_pairs_lie_within_the_photos_own_card_diagonal() -> None:
     assert face_pairs(found) == [(0, 1)]
     assert face_pairs(found, diagonal=2.0) == []
     assert face_pairs(found, diagonal=3.0) == [(0, 1)]
-    assert within_one_card(found.xyxy[:1], found.xyxy[1:], None).tolist() == [True]
-    assert within_one_card(found.xyxy[:1], found.xyxy[1:], 2.0).tolist() == [False]
-    assert within_one_card(found.xyxy[:1], found.xyxy[1:], 3.0).tolist() == [True]
+    assert within_one_card(found[:1], found[1:], None).tolist() == [True]
+    assert within_one_card(found[:1], found[1:], 2.0).tolist() == [False]
+    assert within_one_card(found[:1], found[1:], 3.0).tolist() == [True]
 
 
 def test_the_face_square_holds_the_card_between_its_corners() -> None:

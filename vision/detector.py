@@ -1008,7 +1008,7 @@ class CardDetector:
         # lies further apart than the merge then links (``within_one_card``) would be
         # counted as its card twice, so its corners stay as they were read.
         read = joined(named[~_covered(named.xyxy, cards.xyxy)], cards)
-        linked = within_one_card(cards.xyxy[0::2], cards.xyxy[1::2], measured_diagonal(read))
+        linked = within_one_card(cards[0::2], cards[1::2], measured_diagonal(read))
         if linked.all():
             return read
         cards = cards[np.repeat(linked, 2)]

@@ -400,21 +400,14 @@ def measured_diagonal(detections: Detections) -> float | None:
                               np.maximum(sizes[:, None], sizes[None, :]))
 
 
-def within_one_card(first: np.ndarray, second: np.ndarray, diagonal: float | None
+def within_one_card(first: Detections, second: Detections, diagonal: float | None
                     ) -> np.ndarray:
-    """(N,): whether boxes ``first[k]`` and ``second[k]`` (x1 y1 x2 y2) lie within one card
-    of each other as ``merge_corners`` links two corners: ``DIAGONAL_SLACK`` times the
-    photo's card diagonal ``diagonal`` (index sizes; ``CARD_DIAGONAL_PER_INDEX`` when
-    None), never more than that bound, times the larger box's longer side."""
-    def centres(xyxy: np.ndarray) -> np.ndarray:
-        return (xyxy[:, :2] + xyxy[:, 2:]) / 2
-
-    def sizes(xyxy: np.ndarray) -> np.ndarray:
-        return np.maximum(xyxy[:, 2] - xyxy[:, 0], xyxy[:, 3] - xyxy[:, 1])
-
-    first, second = np.asarray(first, np.float64), np.asarray(second, np.float64)
-    distance = np.hypot(*(centres(first) - centres(second)).T)
-    return distance <= card_reach(diagonal) * np.maximum(sizes(first), sizes(second))
+    """(N,): whether corners ``first[k]`` and ``second[k]`` lie within one card of each
+    other as ``merge_corners`` links two corners: ``card_reach(diagonal)`` times the larger
+    box's longer side (``diagonal``: the photo's card diagonal in index sizes, or None)."""
+    distance = np.hypot(*(first.centers - second.centers).astype(np.float64).T)
+    larger = np.maximum(first.longer_sides, second.longer_sides).astype(np.float64)
+    return distance <= card_reach(diagonal) * larger
 
 
 def card_reach(diagonal: float | None) -> float:
