@@ -39,12 +39,14 @@ from .netinput import (
     letterbox,
     light_on_dark,
 )
+from .outline import CardOutline, card_outline, opposite_index, shows_whole
 from .reading import (
     NESTED_SHARE,
     face_pairs,
     measured_diagonal,
     merge_corners,
     named_by_faces,
+    named_by_lone_faces,
     nested_shares,
     within_one_card,
 )
@@ -64,6 +66,15 @@ SURE_NAME = 0.99
 # hand short of a card or two pairs a few corners; a photo of many stray boxes would pair
 # hundreds.
 MAX_FACE_PAIRS = 64
+# A short photo's lone corners outlined and their faces read at most
+# (``_read_lone_faces``), the surest named first: a photo of stray boxes holds hundreds.
+MAX_LONE_FACES = 64
+# A lone corner's likeliest name needs this much for its face to be read: under it the box
+# is seldom an index (session 77: 0.1 added a wrong card on the tune sets, 0.2 none).
+LONE_FACE_MIN_NAME = 0.2
+# The corners whose cards are outlined to measure a whole card's length, the surest named
+# first: a 13-card photo shows a few dozen.
+MAX_OUTLINED = 128
 
 # "photo": accuracy first, each photo read at the scale its corner indices need (a person
 # waits a moment for a photo, and a wrong card costs more than 200 ms). "live": one pass
@@ -297,6 +308,12 @@ class ModelInfo:
     photo_face_weight: float = 1.0
     photo_face_sure: float = 0.6
     photo_face_rank: float = 0.8
+    # ... and still short after the pairs, a corner whose partner index is not boxed has
+    # the face read where its card's outline places it (``vision.outline``), and is one
+    # card when the joint name has the lone-corner bar (``min_lone_conf``) of it and its
+    # rank ``photo_face_rank`` of the face's (``named_by_lone_faces``; models/README.md,
+    # "Session 77").
+    photo_face_lone: bool = False
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -492,7 +509,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                                                            models),
                              photo_face_weight=float(settings.get("photo_face_weight", 1.0)),
                              photo_face_sure=float(settings.get("photo_face_sure", 0.6)),
-                             photo_face_rank=float(settings.get("photo_face_rank", 0.8)))
+                             photo_face_rank=float(settings.get("photo_face_rank", 0.8)),
+                             photo_face_lone=bool(settings.get("photo_face_lone", False)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -977,6 +995,9 @@ class CardDetector:
         if mode == "photo" and complete is not None and self.face_reader is not None \
                 and not complete(named):
             named = self._read_faces(image, named, every[0] if every else named)
+            if self.info.photo_face_lone and not complete(named):
+                named = self._read_lone_faces(image, named, every[0] if every else named,
+                                              complete)
         return named
 
     def _read_faces(self, image: np.ndarray, named: Detections, opened: Detections
@@ -1013,6 +1034,54 @@ class CardDetector:
             return read
         cards = cards[np.repeat(linked, 2)]
         return joined(named[~_covered(named.xyxy, cards.xyxy)], cards)
+
+    def _read_lone_faces(self, image: np.ndarray, named: Detections, opened: Detections,
+                         complete: Callable[[Detections], bool]) -> Detections:
+        """A reading still short after the face pairs (``_read_faces``): each corner of
+        ``opened`` outside the cards ``named`` counts, whose likeliest name is at least
+        ``LONE_FACE_MIN_NAME`` and not a card already read, and whose card's outline
+        holds it (``vision.outline.card_outline``) and is as long as a whole card of
+        this photo (``shows_whole``: the longest outline its corners show), has the face
+        read between it and where the card's other index lies (four turns); the corners
+        it names with their own reading (``named_by_lone_faces``) join the reading as
+        cards, surest first, until the reading is whole."""
+        assert self.face_reader is not None
+        if len(opened) == 0 or opened.class_probabilities is None:
+            return named
+        merged = merge_corners(named, **self.reading_settings)
+        held = [CARD_NAMES.index(card.card) for card in merged.cards]
+        taken = _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
+        probabilities = opened.class_probabilities
+        candidates = ~taken & (probabilities.max(axis=1) >= LONE_FACE_MIN_NAME) & \
+            ~np.isin(probabilities.argmax(axis=1), held)
+        surest_first = np.argsort(-probabilities.max(axis=1), kind="stable")[:MAX_OUTLINED]
+        outlines: dict[int, CardOutline | None] = {}
+        for i in surest_first[candidates[surest_first]][:MAX_LONE_FACES]:
+            outlines[int(i)] = card_outline(image, opened.xyxy[i].astype(np.float64))
+        found = {i: outline for i, outline in outlines.items() if outline is not None}
+        if not found:
+            return named
+        # The photo's other corners' cards measure how long a whole card is here.
+        for i in surest_first:
+            if int(i) not in outlines:
+                outlines[int(i)] = card_outline(image, opened.xyxy[i].astype(np.float64))
+        longest = max(max(outline.sides) for outline in outlines.values() if outline is not None)
+        found = {i: outline for i, outline in found.items() if shows_whole(outline, longest)}
+        if not found:
+            return named
+        lone = list(found)
+        squares = [face_square(image, opened.xyxy[i], opposite_index(opened.xyxy[i], outline),
+                               size=self.face_reader.side) for i, outline in found.items()]
+        faces = self.face_reader.probabilities(np.stack(squares), orientations=4)
+        cards = named_by_lone_faces(opened, lone, faces, self.info.photo_face_weight,
+                                    self.info.min_lone_conf, self.info.photo_face_rank,
+                                    held=held)
+        for k in range(len(cards)):
+            if complete(named):
+                break
+            card = cards[np.array([k])]
+            named = joined(named[~_covered(named.xyxy, card.xyxy)], card)
+        return named
 
     def detect_live_parts(self, image: np.ndarray, parts: np.ndarray) -> Detections:
         """Live mode's reading of ``parts`` of ``image`` only (x1 y1 x2 y2 in its pixels):

@@ -14,7 +14,7 @@ the middle.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -313,9 +313,53 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
         named.add(name)
         chosen += [i, j]
         renamed += [joint[k], joint[k]]
+    return _renamed(detections, chosen, renamed)
+
+
+def named_by_lone_faces(detections: Detections, lone: Sequence[int], faces: np.ndarray,
+                        weight: float, sure: float, rank_share: float,
+                        held: Collection[int] = ()) -> Detections:
+    """The ``lone`` corners (indices into ``detections``) that their card's face names
+    together with them, surest first: a corner whose partner index is not boxed, with the
+    face of the card its outline places (``faces``, (L, 52) probabilities in
+    ``detections.names``' order, raised to ``weight``), is one card of the likeliest joint
+    name when that name has at least ``sure`` of the joint probability and its rank at
+    least ``rank_share`` of the face's. Unlike a pair's (``named_by_faces``), the name
+    need not be one of the corner's likeliest: the face is the card's own, found by its
+    outline, and a lone corner is most often lost to a blurred rank the face reads. Each
+    name once and none in ``held``, as ``named_by_faces`` gives them; each corner comes
+    back named by the joint probabilities, the rest left out."""
+    if len(lone) == 0 or detections.class_probabilities is None:
+        return detections[np.zeros(len(detections), bool)]
+    log_p = np.log(np.clip(detections.class_probabilities[list(lone)].astype(np.float64),
+                           1e-6, 1.0))
+    log_faces = np.log(np.clip(np.asarray(faces, np.float64), 1e-6, 1.0))
+    joint = log_p + weight * log_faces
+    joint = np.exp(joint - joint.max(axis=1, keepdims=True))
+    joint /= joint.sum(axis=1, keepdims=True)
+    face_ranks = np.asarray(faces, np.float64).reshape(len(lone), -1, 4).sum(axis=2)
+    named: set[int] = set(held)
+    chosen: list[int] = []
+    renamed: list[np.ndarray] = []
+    for k in np.argsort(-joint.max(axis=1), kind="stable"):
+        free = joint[k].copy()
+        free[list(named)] = -1.0
+        name = int(free.argmax())
+        if joint[k, name] < sure or face_ranks[k, name // 4] < rank_share:
+            continue
+        named.add(name)
+        chosen.append(int(lone[int(k)]))
+        renamed.append(joint[k])
+    return _renamed(detections, chosen, renamed)
+
+
+def _renamed(detections: Detections, chosen: list[int], names: list[np.ndarray]
+             ) -> Detections:
+    """The ``chosen`` corners of ``detections``, each named by its row of ``names`` (52
+    probabilities): the cards a face named."""
     if not chosen:
         return detections[np.zeros(len(detections), bool)]
-    joint_names = np.array(renamed, np.float32)
+    joint_names = np.array(names, np.float32)
     return Detections(detections.xyxy[chosen], joint_names.max(axis=1),
                       joint_names.argmax(axis=1).astype(np.int64), detections.names,
                       joint_names)

@@ -67,6 +67,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
                                        "to count as one card"),
     ("--photo-face-rank", float, None, "how much of the face's reading the pair's rank "
                                        "needs"),
+    ("--photo-face-lone", _yes_or_no, None, "yes: a photo still short after the face "
+                                            "pairs reads a lone corner's face where its "
+                                            "card's outline places it (no: not)"),
     ("--photo-second-classifier", Path, None, "a second classifier's ONNX model, read for "
                                               "unsure corners"),
     ("--photo-second-weight", float, None, "the second classifier's weight; 0 reads without "
