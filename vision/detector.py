@@ -994,11 +994,19 @@ class CardDetector:
                                            parts, name)
         if mode == "photo" and complete is not None and self.face_reader is not None \
                 and not complete(named):
-            named = self._read_faces(image, named, every[0] if every else named)
+            opened = every[0] if every else named
+            named = self._read_faces(image, named, opened)
             if self.info.photo_face_lone and not complete(named):
-                named = self._read_lone_faces(image, named, every[0] if every else named,
-                                              complete)
+                named = self._read_lone_faces(image, named, opened, complete)
         return named
+
+    def _held_and_taken(self, named: Detections, opened: Detections
+                        ) -> tuple[list[int], np.ndarray]:
+        """The class ids of the cards ``named`` counts, and which of ``opened`` are their
+        corners: every corner of a card the reading counts stays that card's."""
+        merged = merge_corners(named, **self.reading_settings)
+        held = [CARD_NAMES.index(card.card) for card in merged.cards]
+        return held, _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
 
     def _read_faces(self, image: np.ndarray, named: Detections, opened: Detections
                     ) -> Detections:
@@ -1009,10 +1017,7 @@ class CardDetector:
         the pairs it names with their corners (``named_by_faces``) join the reading as
         cards, in place of the boxes they are."""
         assert self.face_reader is not None
-        # Every corner of a card the reading counts stays that card's.
-        merged = merge_corners(named, **self.reading_settings)
-        held = [CARD_NAMES.index(card.card) for card in merged.cards]
-        taken = _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
+        held, taken = self._held_and_taken(named, opened)
         pairs = face_pairs(opened, taken, MAX_FACE_PAIRS, measured_diagonal(named))
         if not pairs:
             return named
@@ -1048,9 +1053,7 @@ class CardDetector:
         assert self.face_reader is not None
         if len(opened) == 0 or opened.class_probabilities is None:
             return named
-        merged = merge_corners(named, **self.reading_settings)
-        held = [CARD_NAMES.index(card.card) for card in merged.cards]
-        taken = _covered(opened.xyxy, named.xyxy[np.isin(named.class_id, held)])
+        held, taken = self._held_and_taken(named, opened)
         probabilities = opened.class_probabilities
         candidates = ~taken & (probabilities.max(axis=1) >= LONE_FACE_MIN_NAME) & \
             ~np.isin(probabilities.argmax(axis=1), held)

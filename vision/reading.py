@@ -286,13 +286,9 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
     if not pairs or detections.class_probabilities is None:
         return detections[np.zeros(len(detections), bool)]
     probabilities = detections.class_probabilities.astype(np.float64)
-    log_p = np.log(np.clip(probabilities, 1e-6, 1.0))
-    log_faces = np.log(np.clip(np.asarray(faces, np.float64), 1e-6, 1.0))
-    ranks = len(detections.names) // 4  # names are rank-major: 4 suits a rank
-    joint = log_p[[i for i, _ in pairs]] + log_p[[j for _, j in pairs]] + weight * log_faces
-    joint = np.exp(joint - joint.max(axis=1, keepdims=True))
-    joint /= joint.sum(axis=1, keepdims=True)
-    face_ranks = np.asarray(faces, np.float64).reshape(len(pairs), ranks, 4).sum(axis=2)
+    log_p = _log_clipped(probabilities)
+    joint, face_ranks = _joined_with_faces(
+        log_p[[i for i, _ in pairs]] + log_p[[j for _, j in pairs]], faces, weight)
     used: set[int] = set()
     named: set[int] = set(held)
     chosen: list[int] = []
@@ -331,13 +327,9 @@ def named_by_lone_faces(detections: Detections, lone: Sequence[int], faces: np.n
     back named by the joint probabilities, the rest left out."""
     if len(lone) == 0 or detections.class_probabilities is None:
         return detections[np.zeros(len(detections), bool)]
-    log_p = np.log(np.clip(detections.class_probabilities[list(lone)].astype(np.float64),
-                           1e-6, 1.0))
-    log_faces = np.log(np.clip(np.asarray(faces, np.float64), 1e-6, 1.0))
-    joint = log_p + weight * log_faces
-    joint = np.exp(joint - joint.max(axis=1, keepdims=True))
-    joint /= joint.sum(axis=1, keepdims=True)
-    face_ranks = np.asarray(faces, np.float64).reshape(len(lone), -1, 4).sum(axis=2)
+    joint, face_ranks = _joined_with_faces(
+        _log_clipped(detections.class_probabilities[list(lone)].astype(np.float64)), faces,
+        weight)
     named: set[int] = set(held)
     chosen: list[int] = []
     renamed: list[np.ndarray] = []
@@ -351,6 +343,23 @@ def named_by_lone_faces(detections: Detections, lone: Sequence[int], faces: np.n
         chosen.append(int(lone[int(k)]))
         renamed.append(joint[k])
     return _renamed(detections, chosen, renamed)
+
+
+def _log_clipped(probabilities: np.ndarray) -> np.ndarray:
+    """Log-probabilities, with a floor of 1e-6 so no reading vetoes a name outright."""
+    return np.log(np.clip(probabilities, 1e-6, 1.0))
+
+
+def _joined_with_faces(log_corners: np.ndarray, faces: np.ndarray, weight: float
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The corners' summed log-probabilities (K, 52) joined with their faces' readings
+    (K, 52 probabilities, raised to ``weight``) -> (the joint probabilities (K, 52), the
+    faces' rank probabilities (K, 13)): names are rank-major, four suits a rank."""
+    faces = np.asarray(faces, np.float64)
+    joint = log_corners + weight * _log_clipped(faces)
+    joint = np.exp(joint - joint.max(axis=1, keepdims=True))
+    joint /= joint.sum(axis=1, keepdims=True)
+    return joint, faces.reshape(len(faces), -1, 4).sum(axis=2)
 
 
 def _renamed(detections: Detections, chosen: list[int], names: list[np.ndarray]
