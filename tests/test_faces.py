@@ -75,6 +75,24 @@ def test_a_name_neither_corner_ranks_high_is_not_taken() -> None:
                               1.0, 0.6, 0.5)) == 0
 
 
+def test_with_agree_each_corner_of_a_pair_shares_its_rank_or_suit() -> None:
+    # tune-4032: a club's pip, read Ks and Kc, and a heart beside a queen, read Qh, paired
+    # across two cards; the face between them read Qh. The pip shares neither Q nor hearts.
+    pip_and_heart = corners([("Ks", 150, 270, 16, 50), ("Qh", 220, 435, 18, 55)],
+                            np.stack([distribution(("Ks", 0.36), ("Kc", 0.28), ("Qh", 0.1)),
+                                      distribution(("Qh", 0.74), ("Jh", 0.18))]))
+    queen = distribution(("Qh", 0.9), ("Qd", 0.05))[None]
+    assert named_by_faces(pip_and_heart, [(0, 1)], queen, 1.0, 0.6, 0.5).labels == \
+        ["Qh", "Qh"]
+    assert len(named_by_faces(pip_and_heart, [(0, 1)], queen, 1.0, 0.6, 0.5,
+                              agree=True)) == 0
+    # A webcam's 4s read 6s and 4s: the one reading 6s shares the suit, so the pair holds.
+    four = corners([("6s", 150, 270, 16, 50), ("4s", 220, 435, 18, 55)],
+                   np.stack([FOUR_UP, FOUR_DOWN]))
+    assert named_by_faces(four, [(0, 1)], FOUR_PIPS[None], 1.0, 0.6, 0.5,
+                          agree=True).labels == ["4s", "4s"]
+
+
 def test_each_corner_joins_one_pair_the_surest_first() -> None:
     found = corners([("6s", 150, 270, 16, 50), ("4s", 220, 435, 18, 55),
                      ("4s", 80, 100, 16, 50)],

@@ -314,6 +314,9 @@ class ModelInfo:
     # rank ``photo_face_rank`` of the face's (``named_by_lone_faces``; models/README.md,
     # "Session 77").
     photo_face_lone: bool = False
+    # ... and a pair is one card only when each corner's own likeliest name shares its
+    # rank or its suit (``named_by_faces``' ``agree``; models/README.md, "Session 78").
+    photo_face_agree: bool = False
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -510,7 +513,8 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              photo_face_weight=float(settings.get("photo_face_weight", 1.0)),
                              photo_face_sure=float(settings.get("photo_face_sure", 0.6)),
                              photo_face_rank=float(settings.get("photo_face_rank", 0.8)),
-                             photo_face_lone=bool(settings.get("photo_face_lone", False)))
+                             photo_face_lone=bool(settings.get("photo_face_lone", False)),
+                             photo_face_agree=bool(settings.get("photo_face_agree", False)))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -1027,7 +1031,7 @@ class CardDetector:
             orientations=4)
         cards = named_by_faces(opened, pairs, faces, self.info.photo_face_weight,
                                self.info.photo_face_sure, self.info.photo_face_rank,
-                               held=held)
+                               held=held, agree=self.info.photo_face_agree)
         if len(cards) == 0:
             return named
         # The pairs named make the photo's cards measure their diagonal anew: a pair that

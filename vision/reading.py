@@ -270,7 +270,7 @@ def face_pairs(detections: Detections, taken: np.ndarray | None = None,
 
 def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: np.ndarray,
                    weight: float, sure: float, rank_share: float, top: int = 2,
-                   held: Collection[int] = ()) -> Detections:
+                   held: Collection[int] = (), agree: bool = False) -> Detections:
     """The corners of ``pairs`` (``face_pairs``) that their card's face names together
     with them: each pair's two corners' names and its face's (``faces``, (P, 52)
     probabilities in ``detections.names``' order, raised to ``weight``) are joined, and a
@@ -281,8 +281,10 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
     face's small pips confuse). Surest pairs first, each corner in one pair at most, and
     each name once: a deck holds each card once, so a pair never takes a name in ``held``
     (the class ids the reading already counts) or one an earlier pair took; it takes its
-    likeliest other name, if that one clears the bars. Both corners come back named so
-    (the joint probabilities), the rest left out."""
+    likeliest other name, if that one clears the bars. ``agree``: and each corner's own
+    likeliest name shares the pair's rank or its suit (an index, blurred or half covered,
+    still shows one of them; a pip or court art boxed as a corner may show neither). Both
+    corners come back named so (the joint probabilities), the rest left out."""
     if not pairs or detections.class_probabilities is None:
         return detections[np.zeros(len(detections), bool)]
     probabilities = detections.class_probabilities.astype(np.float64)
@@ -305,11 +307,20 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
         if name not in np.argsort(-probabilities[i])[:top] and \
                 name not in np.argsort(-probabilities[j])[:top]:
             continue
+        if agree and not all(_shares_rank_or_suit(int(probabilities[c].argmax()), name)
+                             for c in (i, j)):
+            continue
         used |= {i, j}
         named.add(name)
         chosen += [i, j]
         renamed += [joint[k], joint[k]]
     return _renamed(detections, chosen, renamed)
+
+
+def _shares_rank_or_suit(card: int, other: int) -> bool:
+    """Whether two class ids (``CARD_NAMES``' order: four suits a rank) name one rank or
+    one suit."""
+    return card // 4 == other // 4 or card % 4 == other % 4
 
 
 def named_by_lone_faces(detections: Detections, lone: Sequence[int], faces: np.ndarray,

@@ -509,7 +509,9 @@ def main(argv: list[str] | None = None) -> int:
                              "and say which gate (or none) lost each missed card (sets "
                              "labelled by corner index)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--misses", type=int, default=10, help="list this many wrong photos")
+    parser.add_argument("--misses", type=int, default=10,
+                        help="list this many wrong photos (--json lists every one, as "
+                        "wrong_photos)")
     args = parser.parse_args(argv)
     if not (args.data / "data.yaml").exists():
         print(f"evaluate: {args.data} has no data.yaml", file=sys.stderr)
@@ -563,6 +565,9 @@ def main(argv: list[str] | None = None) -> int:
               "labels": "as shipped" if args.raw_labels
               else f"with errata ({scores.corrected} photos corrected)",
               **scores.to_dict()}
+    # Every wrong photo by name, so two readings compare photo by photo
+    # (``vision.training.compare``); the text lists ``--misses`` of them.
+    result["wrong_photos"] = scores.misses
     if args.by:
         result["by"] = args.by
         result["groups"] = {key: part.to_dict() for key, part in sorted(scores.groups.items())}
@@ -583,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for key, value in result.items():
             if key not in ("groups", "fates", "wrong_fates", "gate_fates", "unreadable_fates",
-                           "unreadable_gate_fates"):
+                           "unreadable_gate_fates", "wrong_photos"):
                 print(f"{key:>22}: {value}")
 
         def of_them(fate: str, counts: Counter[str]) -> str:
