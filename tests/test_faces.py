@@ -75,9 +75,9 @@ def test_a_name_neither_corner_ranks_high_is_not_taken() -> None:
                               1.0, 0.6, 0.5)) == 0
 
 
-def test_with_agree_each_corner_of_a_pair_shares_its_rank_or_suit() -> None:
+def test_with_agree_each_corner_of_a_pair_shares_its_rank_or_colour() -> None:
     # tune-4032: a club's pip, read Ks and Kc, and a heart beside a queen, read Qh, paired
-    # across two cards; the face between them read Qh. The pip shares neither Q nor hearts.
+    # across two cards; the face between them read Qh. The pip shares neither Q nor red.
     pip_and_heart = corners([("Ks", 150, 270, 16, 50), ("Qh", 220, 435, 18, 55)],
                             np.stack([distribution(("Ks", 0.36), ("Kc", 0.28), ("Qh", 0.1)),
                                       distribution(("Qh", 0.74), ("Jh", 0.18))]))
@@ -91,6 +91,12 @@ def test_with_agree_each_corner_of_a_pair_shares_its_rank_or_suit() -> None:
                    np.stack([FOUR_UP, FOUR_DOWN]))
     assert named_by_faces(four, [(0, 1)], FOUR_PIPS[None], 1.0, 0.6, 0.5,
                           agree=True).labels == ["4s", "4s"]
+    # A webcam's 2d whose blurred lower index reads 5h (session 70): red, as a diamond.
+    two = corners([("2d", 150, 270, 16, 50), ("5h", 220, 435, 18, 55)],
+                  np.stack([distribution(("2d", 0.74), ("5d", 0.1)),
+                            distribution(("5h", 0.69), ("2d", 0.15))]))
+    assert named_by_faces(two, [(0, 1)], distribution(("2d", 0.6), ("2h", 0.3))[None],
+                          1.0, 0.6, 0.5, agree=True).labels == ["2d", "2d"]
 
 
 def test_each_corner_joins_one_pair_the_surest_first() -> None:

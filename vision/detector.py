@@ -315,7 +315,7 @@ class ModelInfo:
     # "Session 77").
     photo_face_lone: bool = False
     # ... and a pair is one card only when each corner's own likeliest name shares its
-    # rank or its suit (``named_by_faces``' ``agree``; models/README.md, "Session 78").
+    # rank or its colour (``named_by_faces``' ``agree``; models/README.md, "Session 78").
     photo_face_agree: bool = False
 
     def __post_init__(self) -> None:

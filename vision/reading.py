@@ -282,9 +282,10 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
     each name once: a deck holds each card once, so a pair never takes a name in ``held``
     (the class ids the reading already counts) or one an earlier pair took; it takes its
     likeliest other name, if that one clears the bars. ``agree``: and each corner's own
-    likeliest name shares the pair's rank or its suit (an index, blurred or half covered,
-    still shows one of them; a pip or court art boxed as a corner may show neither). Both
-    corners come back named so (the joint probabilities), the rest left out."""
+    likeliest name shares the pair's rank or its colour (an index, blurred or half
+    covered, still shows one of them: a webcam's 2♦ read 5♥; a pip of another card or
+    court art boxed as a corner may show neither). Both corners come back named so (the
+    joint probabilities), the rest left out."""
     if not pairs or detections.class_probabilities is None:
         return detections[np.zeros(len(detections), bool)]
     probabilities = detections.class_probabilities.astype(np.float64)
@@ -307,7 +308,7 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
         if name not in np.argsort(-probabilities[i])[:top] and \
                 name not in np.argsort(-probabilities[j])[:top]:
             continue
-        if agree and not all(_shares_rank_or_suit(int(probabilities[c].argmax()), name)
+        if agree and not all(_shares_rank_or_colour(int(probabilities[c].argmax()), name)
                              for c in (i, j)):
             continue
         used |= {i, j}
@@ -317,10 +318,13 @@ def named_by_faces(detections: Detections, pairs: list[tuple[int, int]], faces: 
     return _renamed(detections, chosen, renamed)
 
 
-def _shares_rank_or_suit(card: int, other: int) -> bool:
+RED_SUITS = (1, 2)  # a class id's suit (its remainder by 4, ``CARD_NAMES``' order s h d c)
+
+
+def _shares_rank_or_colour(card: int, other: int) -> bool:
     """Whether two class ids (``CARD_NAMES``' order: four suits a rank) name one rank or
-    one suit."""
-    return card // 4 == other // 4 or card % 4 == other % 4
+    suits of one colour."""
+    return card // 4 == other // 4 or (card % 4 in RED_SUITS) == (other % 4 in RED_SUITS)
 
 
 def named_by_lone_faces(detections: Detections, lone: Sequence[int], faces: np.ndarray,

@@ -72,7 +72,7 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
                                             "card's outline places it (no: not)"),
     ("--photo-face-agree", _yes_or_no, None, "yes: a face's pair is one card only when each "
                                              "corner's likeliest name shares its rank or "
-                                             "suit (no: not asked)"),
+                                             "colour (no: not asked)"),
     ("--photo-second-classifier", Path, None, "a second classifier's ONNX model, read for "
                                               "unsure corners"),
     ("--photo-second-weight", float, None, "the second classifier's weight; 0 reads without "
