@@ -53,6 +53,11 @@ def test_two_readings_differ_by_the_figures_and_photos_that_moved(tmp_path: Path
     _reading(after, "same", {"photos": 1, "wrong_photos": []})
     _reading(before, "same", {"photos": 1, "wrong_photos": []})
     assert describe(compare(before, after, ["same"])) == ["same: the same"]
+    # Equal figures without wrong-photo lists (a bench, an older reading) say only that.
+    _reading(after, "figures-only", {"photos": 1, "card_recall": 0.9})
+    _reading(before, "figures-only", {"photos": 1, "card_recall": 0.9})
+    assert describe(compare(before, after, ["figures-only"])) == [
+        "figures-only: the same figures (a reading lists no wrong photos)"]
 
 
 def test_figures_are_the_readings_numbers_groups_dotted() -> None:

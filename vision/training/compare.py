@@ -161,7 +161,10 @@ def describe(changes: Sequence[Mapping[str, object]]) -> list[str]:
         photos = change["photos"]
         assert isinstance(moved, list)
         if not moved and not photos:
-            lines.append(f"{change['reading']}: the same")
+            # With no wrong photos listed, equal figures may still hide photos that swapped.
+            lines.append(f"{change['reading']}: the same" if photos is not None else
+                         f"{change['reading']}: the same figures (a reading lists no wrong "
+                         "photos)")
             continue
         lines.append(f"{change['reading']}:")
         lines += [f"  {figure['figure']}: {_number(figure['before'])} -> "
