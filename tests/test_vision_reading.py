@@ -14,7 +14,7 @@ from PIL import Image
 from vision.detections import Detections
 from vision.photo import PhotoError, load_photo
 from vision.pipeline import read_image
-from vision.reading import group_rows, merge_corners, read_cards
+from vision.reading import CardReading, group_rows, merge_corners, read_cards
 
 NAMES = ("As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "6s", "5d", "4h", "3c", "2s", "Ah")
 
@@ -318,16 +318,13 @@ def test_rows_are_the_ones_each_direction_tried_in_turn_finds(seed: int) -> None
         assert [{c.card for c in row} for row in (rows.front, rows.middle, rows.back)] == expected
 
 
-@pytest.mark.parametrize("angle", [0, 37, 90, 200])
-def test_overlapping_rows_line_up_by_the_corners_of_the_cards_seen_whole(angle: float
-                                                                         ) -> None:
-    """Rows laid overlapping (pitch 100, cards 140 tall): most cards show their upper
-    index only, 60 above their centre, the next row covering the rest; the last card of
-    each row shows both. At the centres those cards fall between the rows' indices, and no
-    rows are found; standing at its upper corner each lines up with its row."""
-    from vision.reading import CardReading
-
-    turn = math.radians(angle)
+def _overlapping_rows(turn_degrees: float, far_corner: str | None
+                      ) -> tuple[list[CardReading], list[set[str]]]:
+    """Session 58's overlapping rows (pitch 100, cards 140 tall, the last card of each row
+    seen in both corners, the rest in their upper one), ``far_corner`` (a card's name)
+    seen by its lower index alone: a row's lower right where its neighbours show their
+    upper left."""
+    turn = math.radians(turn_degrees)
 
     def at(x: float, y: float) -> tuple[float, float]:
         return (500 + x * math.cos(turn) - y * math.sin(turn),
@@ -336,20 +333,62 @@ def test_overlapping_rows_line_up_by_the_corners_of_the_cards_seen_whole(angle: 
     def box(x: float, y: float) -> tuple[float, float, float, float]:
         return (x - 8, y - 12, x + 8, y + 12)
 
-    cards, rows = [], []
+    cards: list[CardReading] = []
+    rows = []
     for row, size in enumerate((3, 5, 5)):
         rows.append(set(NAMES[len(cards):len(cards) + size]))
         for k in range(size):
             x, y = 60.0 * k, 100.0 * row
             name = NAMES[len(cards)]
-            if k < size - 1:  # the upper index alone
-                cards.append(CardReading(name, 0.99, box(*at(x - 40, y - 60)), 1))
-            else:  # both indices: the card's box spans them
-                upper, lower = at(x - 40, y - 60), at(x + 40, y + 60)
+            upper, lower = at(x - 40, y - 60), at(x + 40, y + 60)
+            if k == size - 1:
                 whole = (min(upper[0], lower[0]) - 8, min(upper[1], lower[1]) - 12,
                          max(upper[0], lower[0]) + 8, max(upper[1], lower[1]) + 12)
                 cards.append(CardReading(name, 0.99, whole, 2, (upper, lower)))
+            else:
+                cards.append(CardReading(name, 0.99, box(*(lower if name == far_corner
+                                                           else upper)), 1))
+    return cards, rows
+
+
+@pytest.mark.parametrize("angle", [0, 37, 90, 200])
+def test_overlapping_rows_line_up_by_the_corners_of_the_cards_seen_whole(angle: float
+                                                                         ) -> None:
+    """Rows laid overlapping (pitch 100, cards 140 tall): most cards show their upper
+    index only, 60 above their centre, the next row covering the rest; the last card of
+    each row shows both. At the centres those cards fall between the rows' indices, and no
+    rows are found; standing at its upper corner each lines up with its row."""
+    cards, rows = _overlapping_rows(angle, None)
     assert _rows_by_each_direction(cards) is None  # at the centres: no rows
+    found = group_rows(cards, search=False)  # the placements alone find them
+    assert found is not None
+    assert [{c.card for c in row} for row in (found.front, found.middle, found.back)] == rows
+
+
+@pytest.mark.parametrize("angle", [0, 37, 90, 200])
+def test_a_card_seen_by_its_far_corner_is_searched_into_its_row(angle: float) -> None:
+    """A middle-row card seen by its lower index alone lies 120 below its neighbours'
+    upper ones, past the next row's: no placement of the cards seen whole makes rows.
+    Moved by the photo's card diagonal (its corners' span on the cards seen whole) it
+    stands at its upper corner, and the rows are found (tune-1280b's val_000006: a 7c
+    at the end of a row)."""
+    far = NAMES[5]
+    cards, rows = _overlapping_rows(angle, far)
+    assert group_rows(cards, search=False) is None
     found = group_rows(cards)
     assert found is not None
     assert [{c.card for c in row} for row in (found.front, found.middle, found.back)] == rows
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_scattered_hand_seen_in_two_corners_is_not_searched_into_rows(seed: int) -> None:
+    """13 cards dropped anywhere, each seen in both corners: the search may move every
+    card and still finds no rows, since what it finds must clear SEARCHED_SEPARATION
+    (without that bar, 8 of these 12 would be given rows)."""
+    rng = np.random.default_rng(seed)
+    cards = []
+    for i, (x, y) in enumerate(rng.uniform(100, 900, size=(13, 2))):
+        upper, lower = (x - 40, y - 60), (x + 40, y + 60)
+        cards.append(CardReading(NAMES[i], 0.99, (x - 48, y - 72, x + 48, y + 72), 2,
+                                 (upper, lower)))
+    assert group_rows(cards) is None

@@ -137,7 +137,8 @@ class LiveStream:
     def _keep(self, image: np.ndarray, detections: Detections, reference: np.ndarray,
               unsettled: np.ndarray) -> PhotoReading:
         settings = getattr(self.detector, "reading_settings", {})
-        self._reading = reading_of(image, detections, self.name, self.expect, settings)
+        self._reading = reading_of(image, detections, self.name, self.expect, settings,
+                                   search_rows=False)
         self._detections, self._reference, self._unsettled = detections, reference, unsettled
         self.refined = False
         return self._reading

@@ -88,14 +88,18 @@ def read_image(image: np.ndarray, detector: Detector, name: str = "photo",
         return len(merged.cards) == expect and not merged.warnings
 
     detections = detector.detect(image, mode, complete if expect is not None else None)
-    return reading_of(image, detections, name, expect, settings)
+    return reading_of(image, detections, name, expect, settings, search_rows=mode != "live")
 
 
 def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
                expect: int | None = HAND_SIZE,
-               settings: dict[str, object] | None = None) -> PhotoReading:
+               settings: dict[str, object] | None = None,
+               search_rows: bool = True) -> PhotoReading:
     """The cards, rows and warnings of ``image`` from its named corners ``detections``
-    (``settings``: the detector's ``reading_settings``)."""
+    (``settings``: the detector's ``reading_settings``). ``search_rows``: a hand whose
+    rows its cards' centres and corners do not show is searched for them
+    (``vision.reading.group_rows``' ``search``, up to about 10 ms); live mode's frames
+    spare it."""
     merged = merge_corners(detections, expect=expect, **(settings or {}))
     cards = merged.cards
     # The count first, then what the photo says to change in the retake: the cards read
@@ -104,7 +108,7 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
     if expect is not None and 0 < len(cards) < expect:
         warnings += retake_hints(detections)
     warnings += merged.warnings
-    rows = group_rows(cards) if len(cards) == HAND_SIZE else None
+    rows = group_rows(cards, search=search_rows) if len(cards) == HAND_SIZE else None
     height, width = image.shape[:2]
     return PhotoReading(name, cards, rows, warnings, detections, (width, height),
                         merged.doubtful)
