@@ -98,7 +98,7 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
     """The cards, rows and warnings of ``image`` from its named corners ``detections``
     (``settings``: the detector's ``reading_settings``). ``search_rows``: a hand whose
     rows its cards' centres and corners do not show is searched for them
-    (``vision.reading.group_rows``' ``search``, up to about 10 ms); live mode's frames
+    (``vision.reading.group_rows``' ``search``, up to about 15 ms); live mode's frames
     spare it."""
     merged = merge_corners(detections, expect=expect, **(settings or {}))
     cards = merged.cards

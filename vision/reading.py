@@ -661,11 +661,11 @@ MAX_ROW_PLACEMENTS = 729
 # half or all of the photo's card diagonal either way (its centre or its other corner,
 # whichever way the card lies). The best of many placements tried scores higher than a
 # chance layout's first, so what the search finds counts as rows only from
-# ``SEARCHED_SEPARATION``. Chosen on the tune sets (session 81, ``tune-1280b`` and
+# ``SEARCHED_SEPARATION``. Chosen on the tune sets (session 79, ``tune-1280b`` and
 # ``tune-4032``): the four set hands read with all 13 cards right and no rows reach 9.0
 # to 16.9, the 13-card spreads the shipped grouping gives no rows at most 6.3.
 SEARCHED_SEPARATION = 8.0
-MAX_SEARCH_ROUNDS = 6  # the tune sets' gains need at most 4 (at most 10 ms a hand)
+MAX_SEARCH_ROUNDS = 6  # the tune sets' gains need at most 4 (15 ms a hand at most)
 LONE_CORNER_STEPS = (0.5, 1.0)  # shares of the card's diagonal
 
 
@@ -748,16 +748,8 @@ def _searched_rows(cards: list[CardReading], centres: np.ndarray,
     ``LONE_CORNER_STEPS`` of the photo's card diagonal either way), each round taking
     the move that separates the rows most, until none separates them more."""
     diagonal = _card_diagonal(cards)
-    spots = []
-    for card, centre in zip(cards, centres, strict=True):
-        if len(card.corner_points) > 1:
-            spots.append(np.array([centre, *card.corner_points], np.float64))
-        elif diagonal is not None:
-            spots.append(np.array([centre] + [centre + sign * step * diagonal
-                                              for step in LONE_CORNER_STEPS
-                                              for sign in (1, -1)], np.float64))
-        else:
-            spots.append(centre[None])
+    spots = [_card_spots(card, centre, diagonal)
+             for card, centre in zip(cards, centres, strict=True)]
     found = start
     for _ in range(MAX_SEARCH_ROUNDS):
         placement = found[3]
@@ -777,14 +769,27 @@ def _searched_rows(cards: list[CardReading], centres: np.ndarray,
     return found
 
 
+def _card_spots(card: CardReading, centre: np.ndarray, diagonal: np.ndarray | None
+                ) -> np.ndarray:
+    """(S, 2): where ``card`` may stand in its row, ``centre`` first: a card seen in two
+    or more corners at its centre or one of them; one seen in one corner, given the
+    photo's card ``diagonal``, also ``LONE_CORNER_STEPS`` of it either way."""
+    if len(card.corner_points) > 1:
+        return np.array([centre, *card.corner_points], np.float64)
+    if diagonal is None:
+        return np.asarray(centre, np.float64)[None]
+    return np.array([centre] + [centre + sign * step * diagonal
+                                for step in LONE_CORNER_STEPS for sign in (1, -1)],
+                    np.float64)
+
+
 def _row_placements(cards: list[CardReading], centres: np.ndarray) -> np.ndarray:
     """(K, 13, 2): every way the cards may stand, each card seen in two or more corners at
     its centre or at one of those corners, the others at their centres; the first
     placement all centres. Only the centres when there would be more than
     ``MAX_ROW_PLACEMENTS``."""
     movable = [i for i, card in enumerate(cards) if len(card.corner_points) > 1]
-    spots = [np.array([cards[i].center, *cards[i].corner_points], np.float64)
-             for i in movable]
+    spots = [_card_spots(cards[i], centres[i], None) for i in movable]
     if not movable or int(np.prod([len(s) for s in spots])) > MAX_ROW_PLACEMENTS:
         return centres[None]
     grids = np.meshgrid(*(np.arange(len(s)) for s in spots), indexing="ij")
