@@ -47,6 +47,7 @@ from ui.i18n import (
 from ui.photo import annotated_jpeg, legend_html, shrink
 from ui.style import PAGE_STYLE, card_text, cards_html
 from ui.timing import phase
+from vision.photo import PHOTO_SUFFIXES
 
 APP_ERRORS = (CardError, RulesError, TableError)
 ROW_NAMES = ("front", "middle", "back")
@@ -279,7 +280,7 @@ def hand_input() -> None:
                                 resolution="1080p")
     elif source == "upload":
         photo = st.file_uploader(_("A photo of your 13 cards (or of your three set rows)"),
-                                 type=["jpg", "jpeg", "png", "webp", "heic", "bmp"],
+                                 type=list(PHOTO_SUFFIXES),
                                  key="hand_upload")
     else:
         text = st.text_input(_("Your 13 cards"), key="hand_text",
@@ -467,7 +468,7 @@ def show_own_setting(reading: Any, rules: Rules, players: int) -> None:
 
 def seat_photo(seat: int, name: str) -> None:
     """A photo of the three rows fills the typed rows, for correction."""
-    photo = st.file_uploader(_("Photo of the three rows"), type=["jpg", "jpeg", "png", "webp"],
+    photo = st.file_uploader(_("Photo of the three rows"), type=list(PHOTO_SUFFIXES),
                              key=f"seat{seat}_photo")
     if photo is not None and st.session_state.get(f"seat{seat}_done") != photo.file_id:
         st.session_state[f"seat{seat}_done"] = photo.file_id
@@ -526,7 +527,7 @@ def table_photo_source() -> None:
     from vision.table import group_table
 
     photo = st.file_uploader(_("One photo of the whole table (optional)"),
-                             type=["jpg", "jpeg", "png", "webp"], key="table_photo")
+                             type=list(PHOTO_SUFFIXES), key="table_photo")
     if photo is not None and st.session_state.get("table_photo_done") != photo.file_id:
         st.session_state["table_photo_done"] = photo.file_id
         try:
@@ -739,7 +740,7 @@ def page_deck() -> None:
         if source == "camera":
             photo = st.camera_input(label, key=f"deck_camera_{suit}", resolution="1080p")
         else:
-            photo = st.file_uploader(label, type=["jpg", "jpeg", "png", "webp", "bmp"],
+            photo = st.file_uploader(label, type=list(PHOTO_SUFFIXES),
                                      key=f"deck_upload_{suit}")
         # The file's name, for the reader's messages only: in English, as on the disk.
         filename = (photo.name or f"{SUIT_WORDS[suit]}.jpg") if photo else ""

@@ -1,5 +1,6 @@
-"""The photos a benchmark times: every JPEG and PNG under a folder, in name order, and
-the shape a benchmark gives them."""
+"""The photos a benchmark times: every photo the reader takes under a folder (JPEG, PNG,
+HEIC, ...: ``vision.photo.PHOTO_SUFFIXES``), in name order, and the shape a benchmark gives
+them."""
 
 from __future__ import annotations
 
@@ -7,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 
-PHOTO_SUFFIXES = {".jpg", ".jpeg", ".png"}
+from vision.photo import PHOTO_SUFFIXES
 
 
 def photo_files(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in PHOTO_SUFFIXES)
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower().lstrip(".") in PHOTO_SUFFIXES)
 
 
 def centre_crop(image: np.ndarray, width: int, height: int) -> np.ndarray:

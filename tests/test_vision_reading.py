@@ -180,6 +180,29 @@ def test_exif_orientation_is_applied() -> None:
     assert loaded[20, 50].argmax() == 0 and loaded[180, 50].argmax() == 2
 
 
+def test_an_iphones_heic_photo_is_read_upright() -> None:
+    # tools/make_heic_photos.py: the photo above as HEIC, stored with orientation 6.
+    loaded = load_photo(Path(__file__).parent / "data" / "heic" / "turned.heic")
+    assert loaded.shape == (200, 100, 3)
+    assert loaded[20, 50].argmax() == 0 and loaded[180, 50].argmax() == 2
+
+
+@pytest.mark.parametrize(("size", "expected"), [((4032, 3024), (1512, 2016)),
+                                                ((3000, 1000), (683, 2048)),
+                                                ((9000, 6000), (1365, 2048))])
+def test_a_big_photo_without_reduced_decoding_shrinks_as_a_jpeg_does(
+        size: tuple[int, int], expected: tuple[int, int]) -> None:
+    # A PNG (or HEIC) has no draft: reduced by an integer factor first, to the size JPEG's
+    # draft gives a phone photo (4032x3024 -> 2016x1512), then to at most 2048.
+    photo = Image.new("RGB", size, (255, 0, 0))
+    photo.paste((0, 0, 255), (size[0] // 2, 0, *size))
+    data = io.BytesIO()
+    photo.save(data, "PNG", compress_level=1)
+    loaded = load_photo(data.getvalue())
+    assert loaded.shape[:2] == expected and max(loaded.shape) <= 2048
+    assert loaded[10, 10].argmax() == 0 and loaded[10, -10].argmax() == 2
+
+
 @pytest.mark.parametrize("mode", ["L", "P", "RGBA", "CMYK"])
 def test_photos_of_any_colour_mode_are_read_as_rgb(mode: str) -> None:
     photo = Image.new("RGB", (120, 80), (200, 30, 30)).convert(mode)

@@ -65,6 +65,18 @@ def test_detect_command_json_lines(capsys: pytest.CaptureFixture[str], tmp_path:
     assert len(list(tmp_path.glob("*.jpg"))) == 2
 
 
+def test_a_heic_photo_reads_as_its_jpeg(capsys: pytest.CaptureFixture[str]) -> None:
+    # An iPhone's own format (tools/make_heic_photos.py: the first spread scene as HEIC).
+    heic = DATA / "heic" / "scene-01-spread.heic"
+    jpeg = DATA / "scenes" / "scene-01-spread.jpg"
+    code = main(["detect", str(heic), str(jpeg), "--json"])
+    from_heic, from_jpeg = (json.loads(line) for line in
+                            capsys.readouterr().out.strip().splitlines())
+    assert code == 0 and not from_heic["warnings"]
+    assert sorted(card["card"] for card in from_heic["cards"]) == \
+        sorted(card["card"] for card in from_jpeg["cards"]) == sorted(_truth(jpeg)["cards"])
+
+
 def test_detect_bad_photo_goes_on(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     bad = tmp_path / "notes.jpg"
     bad.write_text("not a photo")
