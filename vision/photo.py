@@ -33,6 +33,10 @@ PHOTO_SUFFIXES: tuple[str, ...] = (
 # A phone photo is 12-50 megapixels; the detector looks at 640-1280 pixels, so anything
 # bigger than this is shrunk before it is held in memory as an array.
 MAX_SIDE = 2048
+# A photo is decoded or reduced to no less than this share of ``max_side`` before the last
+# shrink: JPEG's draft keeps both sides at least the size asked, so asking a tenth less than
+# the box lets a 4032x3024 photo decode at 2016x1512 rather than in full.
+DECODE_SLACK = 0.9
 # Pillow refuses images over ~179 megapixels as a decompression bomb; we say so clearly.
 Image.MAX_IMAGE_PIXELS = 200_000_000
 
@@ -65,11 +69,9 @@ def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarr
                                      f"{width * height / 1e6:.0f} megapixels): use a photo of at "
                                      f"most {Image.MAX_IMAGE_PIXELS / 1e6:.0f} megapixels")
                 # JPEG: decode at a reduced size (1/2, 1/4, 1/8), far cheaper than all of a
-                # 12-megapixel photo. Pillow keeps both sides at least the size asked, so
-                # ask for a tenth less than the box: a 4032x3024 photo then decodes at
-                # 2016x1512 rather than in full, to be shrunk to 2048.
+                # 12-megapixel photo (``DECODE_SLACK``).
                 width, height = image.size
-                fit = min(1.0, max_side / max(width, height)) * 0.9
+                fit = min(1.0, max_side / max(width, height)) * DECODE_SLACK
                 image.draft("RGB", (int(width * fit), int(height * fit)))
                 image.load()
                 # Turned in place, and converted only when not RGB already: each copy of a
@@ -78,10 +80,11 @@ def load_photo(source: str | Path | bytes, max_side: int = MAX_SIDE) -> np.ndarr
                 ImageOps.exif_transpose(image, in_place=True)
                 rgb = image if image.mode == "RGB" else image.convert("RGB")
                 # A format with no reduced decoding (HEIC, PNG, WebP) arrives whole: it is
-                # reduced by the integer factor JPEG's draft above would take (a 4032x3024
-                # photo to 2016x1512, as a JPEG of it reads), a box average of 12 ms where
+                # box-averaged by the largest integer factor that leaves it at least the
+                # size JPEG's draft asks for (a 4032x3024 photo to 2016x1512, as its JPEG
+                # reads; any integer, where the draft takes powers of two), 12 ms where
                 # LANCZOS over the whole photo cost 240 (session 80).
-                factor = int(max(rgb.size) / (0.9 * max_side))
+                factor = int(max(rgb.size) / (DECODE_SLACK * max_side))
                 if factor >= 2:
                     rgb = rgb.reduce(factor)
                 if max(rgb.size) > max_side:
