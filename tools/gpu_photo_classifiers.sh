@@ -54,13 +54,15 @@ PART="$PRINTED $D/crops-fan-part.npz"
 declare -A files=([p]=$REPRINTED [q]=$REPRINTED [r]=$PRINTED [s]=$REPRINTED [t]=$REPRINTED
                   [u]=$PRINTED [v]=$REPRINTED [w]=$REPRINTED
                   [k]=$PRINTED [m]=$PRINTED [n]=$PRINTED [o]=$PRINTED
-                  [f]=$PART [g]=$PART [h]=$PART [x]=$PART [y]=$PART [z]=$PART [e]=$PART)
+                  [f]=$PART [g]=$PART [h]=$PART [x]=$PART [y]=$PART [z]=$PART [e]=$PART
+                  [b]="$PRINTED $NEGATIVES")
 declare -A share=([p]=$MIX [q]=$MORE [r]=$AS_PRINTED [s]=$MIX [t]=$MIX [u]=$AS_PRINTED
                   [v]=$MIX [w]=$MORE
                   [k]=$AS_PRINTED [m]=$AS_PRINTED [n]=$AS_PRINTED [o]=$AS_PRINTED
                   [f]="3.8 2.5 1 1.5 0.6" [g]="3.8 2.5 1 1.5 1.5"
                   [h]="2.5 2.5 1 1.5 1.3" [x]="2.5 2.5 1 1.5 1.3" [y]="2.5 2.5 1 1.5 1.3"
-                  [z]="2.5 2.5 1 3 1.3" [e]="2.5 2.5 1 1.5 1.3")
+                  [z]="2.5 2.5 1 3 1.3" [e]="2.5 2.5 1 1.5 1.3"
+                  [b]="$AS_PRINTED 1.6")
 # PRECISION=bf16: train in bfloat16 (train_classifier --precision; an epoch twice as fast on
 # this machine's CPU, session 64); a resumed run may change it between sittings.
 common=(--batch 256 --reshape --grain 0.15 --device "${DEVICE:-cuda}" --state-only
@@ -98,10 +100,18 @@ declare -A run=(
   # 128-256-512 from scratch; session 24's wider networks named held-out designs' crops
   # best), and with the real decks' crops (the black deck, the webcam) weighted twice (z).
   [x]="--seed 71 --epochs 60" [y]="--seed 72 --epochs 60 --lr 1e-3"
-  [z]="--seed 73 --epochs 60" [e]="--seed 74 --epochs 60")
+  [z]="--seed 73 --epochs 60" [e]="--seed 74 --epochs 60"
+  # Session 81: batches left as cut read held-out real decks better (session 80, in the
+  # leave-one-deck-out fine-tunes) but name crops of no index surely (session 32); the
+  # unsure loss taught after the fact cost names. b is run j's recipe with both from the
+  # start: the crops of no index in every epoch (the index stage's share), the index
+  # head trained with the names, and their names taught to be even.
+  [b]="--seed 81 --sharp 0.3 --index-head --unsure 1")
 # Where a run starts and how wide it is, when not run 31's own 64-128-256.
 declare -A start=([y]="--widen $S" [e]="")
 declare -A width=([y]="96 192 384" [e]="128 256 512")
+# What a run's names stage reads after each epoch beside VAL: b's index head trains there.
+declare -A watch=([b]="$D/negatives-tune.npz")
 # A letter not above would train with no files: refuse it before any of the lent
 # minutes go.
 for letter in "$@"; do
@@ -139,7 +149,7 @@ for letter in "$@"; do
     # shellcheck disable=SC2086
     timeout "$LIMIT" python3 -m vision.training.train_classifier train "${common[@]}" \
       --channels $channels $from \
-      --train ${files[$letter]} --share ${share[$letter]} --val $VAL \
+      --train ${files[$letter]} --share ${share[$letter]} --val $VAL ${watch[$letter]:-} \
       --out "$WORK/$letter/names.onnx" "${names[@]}" ${run[$letter]} ${QUICK:-} \
       "${again[@]}" || short
     # shellcheck disable=SC2086
