@@ -40,7 +40,8 @@ WORK=${WORK:-/tmp/gpu-photo-work}
 mkdir -p "$OUT" "$WORK"
 S=models/checkpoints/corner-classifier-scratch.pt  # run 31, run j's start
 PRINTED="$D/crops-orig.npz $D/real-crops-train.npz $D/font-crops.npz $D/deck-crops-train.npz"
-NEGATIVES="$D/negatives-train.npz"
+NEGATIVES="$D/negatives-train.npz"; NEGATIVES_TUNE="$D/negatives-tune.npz"
+NEGATIVE_SHARE=1.6  # the crops of no index beside a run's files in the index stage (and b's names)
 VAL="$D/crops-val-fan.npz $D/crops-val3.npz $D/real-crops-tune.npz"
 # Shares follow run j's mix (rendered 3.8, our deck 2.5, fonts 1, the real decks 1.5), the
 # rendered part split between the decks as printed and as reprinted.
@@ -55,14 +56,14 @@ declare -A files=([p]=$REPRINTED [q]=$REPRINTED [r]=$PRINTED [s]=$REPRINTED [t]=
                   [u]=$PRINTED [v]=$REPRINTED [w]=$REPRINTED
                   [k]=$PRINTED [m]=$PRINTED [n]=$PRINTED [o]=$PRINTED
                   [f]=$PART [g]=$PART [h]=$PART [x]=$PART [y]=$PART [z]=$PART [e]=$PART
-                  [b]="$PRINTED $NEGATIVES")
+                  [b]=$PRINTED)
 declare -A share=([p]=$MIX [q]=$MORE [r]=$AS_PRINTED [s]=$MIX [t]=$MIX [u]=$AS_PRINTED
                   [v]=$MIX [w]=$MORE
                   [k]=$AS_PRINTED [m]=$AS_PRINTED [n]=$AS_PRINTED [o]=$AS_PRINTED
                   [f]="3.8 2.5 1 1.5 0.6" [g]="3.8 2.5 1 1.5 1.5"
                   [h]="2.5 2.5 1 1.5 1.3" [x]="2.5 2.5 1 1.5 1.3" [y]="2.5 2.5 1 1.5 1.3"
                   [z]="2.5 2.5 1 3 1.3" [e]="2.5 2.5 1 1.5 1.3"
-                  [b]="$AS_PRINTED 1.6")
+                  [b]=$AS_PRINTED)
 # PRECISION=bf16: train in bfloat16 (train_classifier --precision; an epoch twice as fast on
 # this machine's CPU, session 64); a resumed run may change it between sittings.
 common=(--batch 256 --reshape --grain 0.15 --device "${DEVICE:-cuda}" --state-only
@@ -110,8 +111,9 @@ declare -A run=(
 # Where a run starts and how wide it is, when not run 31's own 64-128-256.
 declare -A start=([y]="--widen $S" [e]="")
 declare -A width=([y]="96 192 384" [e]="128 256 512")
-# What a run's names stage reads after each epoch beside VAL: b's index head trains there.
-declare -A watch=([b]="$D/negatives-tune.npz")
+# Runs whose names stage trains the index head too: the crops of no index join their files
+# there as in the index stage, and are read after each epoch beside VAL.
+declare -A index_with_names=([b]=1)
 # A letter not above would train with no files: refuse it before any of the lent
 # minutes go.
 for letter in "$@"; do
@@ -146,16 +148,19 @@ for letter in "$@"; do
   (
     channels=${width[$letter]:-64 128 256}
     from=${start[$letter]---init $S}
+    train=${files[$letter]}; shares=${share[$letter]}; val=$VAL
+    if [ -n "${index_with_names[$letter]:-}" ]; then
+      train="$train $NEGATIVES"; shares="$shares $NEGATIVE_SHARE"; val="$val $NEGATIVES_TUNE"
+    fi
     # shellcheck disable=SC2086
     timeout "$LIMIT" python3 -m vision.training.train_classifier train "${common[@]}" \
-      --channels $channels $from \
-      --train ${files[$letter]} --share ${share[$letter]} --val $VAL ${watch[$letter]:-} \
+      --channels $channels $from --train $train --share $shares --val $val \
       --out "$WORK/$letter/names.onnx" "${names[@]}" ${run[$letter]} ${QUICK:-} \
       "${again[@]}" || short
     # shellcheck disable=SC2086
     timeout "${INDEX_LIMIT:-90}" python3 -m vision.training.train_classifier train "${common[@]}" \
-      --channels $channels --train ${files[$letter]} $NEGATIVES --share ${share[$letter]} 1.6 \
-      --val $VAL "$D/negatives-tune.npz" --init "$WORK/$letter/names.pt" --index-head \
+      --channels $channels --train ${files[$letter]} $NEGATIVES --share ${share[$letter]} $NEGATIVE_SHARE \
+      --val $VAL "$NEGATIVES_TUNE" --init "$WORK/$letter/names.pt" --index-head \
       --index-only --lr 3e-3 --epochs 8 --per-epoch 20000 --seed 7 \
       --out "$WORK/$letter/corner-classifier.onnx" ${INDEX_EXTRA:-} ${QUICK:-} "${again[@]}" || short
     cp "$WORK/$letter/corner-classifier.pt" "$OUT/$letter.pt"
