@@ -14,6 +14,8 @@ from conftest import DATA
 from cli import main
 from engine.cards import CARD_NAMES
 from vision.decks import (
+    SOURCE_CORRECTION,
+    SOURCE_PHOTO,
     DeckError,
     LearnedDeck,
     cover_crop,
@@ -532,11 +534,52 @@ def test_photo_mode_reads_corners_unlike_the_deck_with_its_own_classifier(
             assert unlike is None or unlike.shape == (len(crops), 52)
             return self.deck.probabilities(crops, unlike)
 
+        @property
+        def prints_light_on_dark(self) -> bool:
+            return self.deck.prints_light_on_dark
+
     reader = CardDetector(deck=Recording())  # type: ignore[arg-type]
     image = np.asarray(Image.open(DECK / next(iter(HANDS))).convert("RGB"))
     photo = reader.detect(image, "photo")
     live = reader.detect(image, "live")
     assert seen == [True, False] and len(photo) > 0 and len(live) > 0
+
+
+def test_a_deck_printed_light_on_dark_is_read_in_every_photos_negative(
+        learned: tuple[Path, LearnedDeck], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A learned deck says whether it prints its indices light on dark (its calibration
+    corners do), and a photo read with such a deck is read in its negative too, though
+    its first look votes the photo light; a light deck's photo is not."""
+    from PIL import Image
+
+    _, deck = learned
+    assert not deck.prints_light_on_dark
+    photo_crops = deck.sources == SOURCE_PHOTO
+    black = LearnedDeck("black", 255 - deck.crops[photo_crops], deck.labels[photo_crops],
+                        deck.sources[photo_crops])
+    assert black.prints_light_on_dark
+    # The user's corrections do not vote: only the photos' corners say how it is printed.
+    assert not LearnedDeck("none", deck.crops[:0], deck.labels[:0], deck.sources[:0]) \
+        .prints_light_on_dark
+    told = LearnedDeck("told", 255 - deck.crops[:40], deck.labels[:40],
+                       np.full(40, SOURCE_CORRECTION, np.int8))
+    assert not told.prints_light_on_dark
+
+    negatives: list[int] = []
+    seen = CardDetector._and_negative
+
+    def and_negative(self: CardDetector, image: np.ndarray, found: object,
+                     sized: dict[str, int]) -> object:
+        negatives.append(1)
+        return seen(self, image, found, sized)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(CardDetector, "_and_negative", and_negative)
+    image = np.asarray(Image.open(DECK / next(iter(HANDS))).convert("RGB"))
+    CardDetector(deck=deck).detect(image, "photo")
+    assert negatives == []
+    black.fit()
+    CardDetector(deck=black).detect(image, "photo")
+    assert negatives == [1]
 
 
 def test_a_covered_copy_hides_at_most_half_its_corner_under_the_card_face() -> None:

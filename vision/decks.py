@@ -34,7 +34,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 
 import cv2
@@ -44,7 +44,14 @@ from engine.cards import CARD_NAMES
 
 from .classifier import log_softmax
 from .detections import Detections
-from .netinput import CROP, MARGIN, classifier_input, crop_square, light_on_dark
+from .netinput import (
+    CROP,
+    LIGHT_ON_DARK_SHARE,
+    MARGIN,
+    classifier_input,
+    crop_square,
+    light_on_dark,
+)
 from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
@@ -368,6 +375,16 @@ class LearnedDeck:
         value = self.manifest.setdefault("corrections", {"enabled": True, "count": 0})
         assert isinstance(value, dict)
         return value
+
+    @cached_property
+    def prints_light_on_dark(self) -> bool:
+        """Whether the deck prints its indices lighter than its cards (gold or silver on
+        black), judged on its calibration photos' corners (``LIGHT_ON_DARK_SHARE`` of them
+        or more): the reader then reads every photo of it in its negative too, however few
+        boxes a photo's first look finds to vote with. The user's corrections do not
+        vote: the photos' corners do not change once learned, so neither does this."""
+        crops = self.crops[self.sources == SOURCE_PHOTO]
+        return len(crops) > 0 and float(light_on_dark(crops).mean()) >= LIGHT_ON_DARK_SHARE
 
     def _model(self) -> CornerFeatures:
         if self.features is None:

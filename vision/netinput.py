@@ -130,6 +130,13 @@ def blanked(crop: np.ndarray, box: Sequence[float], margin: float,
     return out
 
 
+# A set of crops is taken for a deck printed light on dark when at least this share of them
+# look so (``light_on_dark``): a photo's first look (``vision.detector``), or a learned
+# deck's calibration corners (``vision.decks``). A light deck's crops are flagged a few in a
+# hundred, a black deck's nearly all (its calibration corners in ``deck_report black``: 0.98).
+LIGHT_ON_DARK_SHARE = 2 / 3
+
+
 def light_on_dark(crops: np.ndarray) -> np.ndarray:
     """(N,) bool: the crops whose index looks printed lighter than the card around it (gold
     or silver on a black card), judged on the middle half of each (N, CROP, CROP, 3) crop:
