@@ -808,6 +808,9 @@ def page_deck() -> None:
                   "card on the My hand page, its corners are kept with the right name and "
                   "later photos read better. Kept so far: {count}.").format(
                       name=in_use, count=deck.correction_count))
+    if deck.prints_light_on_dark:
+        st.caption(_("This deck prints its indices light on dark (gold or silver on black): "
+                     "every photo read with it is also read in its negative."))
     enabled = st.toggle(_("Learn from my corrections"), value=deck.corrections_enabled,
                         key="deck_corrections_on")
     if enabled != deck.corrections_enabled:

@@ -217,6 +217,38 @@ def test_my_deck_page_in_the_players_language(tmp_path: Path,
 
 
 
+def test_my_deck_page_says_a_deck_printed_light_on_dark_is_read_in_its_negative(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deck whose four photos show light indices on dark cards is read in each photo's
+    negative too; the My deck page says so for that deck, and not for another."""
+    import numpy as np
+
+    from vision.decks import SOURCE_PHOTO, new_deck
+    from vision.netinput import CROP
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path))
+    new_deck("table").save()
+    gold = new_deck("gold")
+    crops = np.full((8, CROP, CROP, 3), 25, np.uint8)  # black cards ...
+    middle = CROP // 2
+    crops[:, middle - 4:middle + 4, middle - 3:middle + 3] = (220, 180, 60)  # ... gold ink
+    gold.crops, gold.labels = crops, np.arange(8, dtype=np.int64)
+    gold.sources = np.full(8, SOURCE_PHOTO, np.int8)
+    gold.fit()
+    gold.save()
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at = at.selectbox(key="deck_choice").set_value("gold").run()
+    assert not at.exception
+    said = "every photo read with it is also read in its negative"
+    assert any(said in c for c in _texts(at, "caption")), _texts(at, "caption")
+    at = at.selectbox(key="deck_choice").set_value("table").run()
+    assert not any(said in c for c in _texts(at, "caption"))
+    at = at.selectbox(key="language").set_value("zh_Hans").run()
+    assert not any("反色" in c for c in _texts(at, "caption"))
+    at = at.selectbox(key="deck_choice").set_value("gold").run()
+    assert any("反色" in c for c in _texts(at, "caption"))
+
+
 def test_a_deck_that_cannot_be_read_is_explained_in_the_players_language(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The deck chosen in the sidebar can no longer be read: the My deck page says so in
