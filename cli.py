@@ -297,7 +297,8 @@ def cmd_deck(args: argparse.Namespace) -> int:
             progress = None if args.json or not sys.stderr.isatty() else _progress_bar
             deck = learn_deck(args.name, args.photos, suits=args.suits, progress=progress)
             report = {"name": deck.name, "folder": str(decks_folder() / deck.name),
-                      **{k: deck.manifest[k] for k in ("created", "photos", "suit_order")}}
+                      **{k: deck.manifest[k] for k in ("created", "photos", "suit_order")},
+                      "printed_light_on_dark": deck.prints_light_on_dark}
             if args.json:
                 _emit(report)
             else:
@@ -307,6 +308,9 @@ def cmd_deck(args: argparse.Namespace) -> int:
                     if photo.get("turned"):
                         print(f"  {photo['file']} was read turned {photo['turned']} degrees "
                               "anticlockwise (taken from another side of the cards)")
+                if deck.prints_light_on_dark:
+                    print("  its indices are printed light on dark (gold or silver on black): "
+                          "every photo read with it is also read in its negative")
                 print(f"read photos with it: cpoker detect PHOTO --deck {deck.name}")
         elif args.deck_command == "list":
             decks = list_decks()

@@ -452,6 +452,7 @@ def test_cli_deck_learn_then_forget(tmp_path: Path, capsys: pytest.CaptureFixtur
     report = json.loads(out)
     assert code == 0 and report["name"] == "mine" and report["suit_order"] == "shdc"
     assert [p["suit"] for p in report["photos"]] == list("shdc")
+    assert report["printed_light_on_dark"] is False  # dark indices on white cards
     assert _stored(tmp_path) == ["mine"]
     code, out, _ = run(capsys, "deck", "list")
     assert code == 0 and out.startswith("mine ")
