@@ -583,6 +583,26 @@ def test_a_deck_printed_light_on_dark_is_read_in_every_photos_negative(
     assert negatives == [1]
 
 
+def test_a_deck_printed_light_on_dark_is_learned_from_its_photos(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, detector: CardDetector) -> None:
+    """The four photos' negatives show the design printed light on dark (as a black deck's
+    gold or silver indices): learning tells photo mode each photo holds 13 cards, so a
+    photo still short after its first passes is read again (in its negative, at other
+    scales) and every card is found; the deck then says how it is printed. Told nothing,
+    the hearts' negative was boxed as 8 cards and refused."""
+    from PIL import Image
+
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path / "home"))
+    photos = []
+    for path in SUIT_PHOTOS:
+        negative = tmp_path / f"negative-{path.name}"
+        Image.fromarray(255 - load_photo(path)).save(negative)
+        photos.append(str(negative))
+    deck = learn_deck("gold", photos, detector=detector)
+    assert deck.prints_light_on_dark
+    assert sorted({CARD_NAMES[label] for label in deck.labels}) == sorted(CARD_NAMES)
+
+
 def test_a_covered_copy_hides_at_most_half_its_corner_under_the_card_face() -> None:
     """``cover_crop``: beyond a straight edge the crop takes its card's face colour, at most
     half of it (and a shadow strip along the edge); the glyph often still partly shows."""

@@ -451,7 +451,8 @@ class _Finds:
     def __init__(self, found: object) -> None:
         self.found = found
 
-    def detect(self, image: np.ndarray) -> object:
+    def detect(self, image: np.ndarray, mode: str = "photo", complete: object = None
+               ) -> object:
         return self.found
 
 

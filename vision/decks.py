@@ -853,7 +853,14 @@ def understand_photo(path: str, suit: str, image: np.ndarray, detector: object,
     classifier's (13, 52) probabilities of a photo's cards, as ordered; given, the photo is
     also checked for order, and a photo not understood as taken is tried turned
     (``TURNS``): the result's image and detections are then the photo turned."""
-    detections: Detections = detector.detect(image)  # type: ignore[attr-defined]
+    # Told that the photo holds 13 cards, photo mode reads a photo still short again (at
+    # other scales, in its negative, ...) as it reads a hand: a photo of a black deck's
+    # gold or silver indices was otherwise boxed from its first passes alone.
+    def complete(found: Detections) -> bool:
+        return len(order_cards(found.xyxy, found.labels, expect=13)) == 13
+
+    detections: Detections = detector.detect(  # type: ignore[attr-defined]
+        image, "photo", complete)
     if len(detections) == 0:
         raise DeckError(f"{path}: no cards found: lay the 13 {SUIT_WORDS[suit]} face up, "
                         "corners visible, and retake the photo")

@@ -2,6 +2,7 @@
 
     python -m vision.training.deck_report rendered [--decks kde-standard ...] [--trials 2]
         [--hands 50] [--size 1024] [--seed 0] [--covered N] [--told] [--turn DEGREES]
+        [--negative]
     python -m vision.training.deck_report black [--hands 100] [--seed 0] [--covered N]
         [--told]
 
@@ -15,7 +16,10 @@ reported), then read ``--hands`` rendered 13-card photos
 of the deck (spread and rows) with the base reader and with the learned deck. ``--turn``:
 the four photos turned that many degrees anticlockwise before they are learned from, as a
 photo taken from across the table (180) or by a phone that wrote no orientation (90,
-270) shows them; the hands are read as drawn.
+270) shows them; the hands are read as drawn. ``--negative``: the photos and the hands in
+their negative, each design then printed light on dark, as a black deck's gold or silver
+indices are (its colours inverted too: a measure of the dark deck's path, not of a
+real black deck's look).
 
 ``black``: ``real-decks-dev``'s black deck (kind ``phone-black``). Its photos are split as
 the reader's training splits them (``vision.training.realdata.split_of``): the reader's
@@ -112,8 +116,8 @@ def _read(detector: CardDetector, image: np.ndarray, expected: set[str], scores:
 
 
 def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int,
-             retakes: int = 8, covered: int = COVERED, told: bool = False, turn: int = 0
-             ) -> list[dict[str, object]]:
+             retakes: int = 8, covered: int = COVERED, told: bool = False, turn: int = 0,
+             negative: bool = False) -> list[dict[str, object]]:
     base = CardDetector()
     results = []
     for deck_name in decks:
@@ -125,7 +129,8 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                 paths = {}
                 for suit in SUIT_ORDER:
                     paths[suit] = Path(folder) / f"{SUIT_WORDS[suit]}.jpg"
-                    paths[suit].write_bytes(_calibration_photo(rng, art, suit, size, turn))
+                    paths[suit].write_bytes(_calibration_photo(rng, art, suit, size, turn,
+                                                               negative))
                 # A photo refused is taken again, as the user would: up to ``retakes``.
                 refusals: list[str] = []
                 learn_seconds = None
@@ -141,7 +146,7 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
                         if refused is None:
                             break
                         paths[refused].write_bytes(
-                            _calibration_photo(rng, art, refused, size, turn))
+                            _calibration_photo(rng, art, refused, size, turn, negative))
                         continue
                     learn_seconds = time.perf_counter() - started
                     break
@@ -154,7 +159,8 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
             scores = {"base": Scores(), "deck": Scores()}
             for k in range(hands):
                 scene = hand_photo(rng, art, size)
-                image = _jpeg_round_trip(scene.image, scene.jpeg_quality)
+                image = _jpeg_round_trip(255 - scene.image if negative else scene.image,
+                                         scene.jpeg_quality)
                 truth = {CARD_NAMES[label[0]] for label in scene.labels}
                 _read(base, image, truth, scores["base"], f"hand-{k}", told)
                 _read(learned, image, truth, scores["deck"], f"hand-{k}", told)
@@ -168,9 +174,12 @@ def rendered(decks: Sequence[str], trials: int, hands: int, size: int, seed: int
 
 
 def _calibration_photo(rng: np.random.Generator, art: object, suit: str, size: int,
-                       turn: int) -> bytes:
-    """A suit's calibration photo as a JPEG, turned ``turn`` degrees anticlockwise."""
+                       turn: int, negative: bool = False) -> bytes:
+    """A suit's calibration photo as a JPEG, turned ``turn`` degrees anticlockwise, in its
+    negative if ``negative``."""
     image = suit_photo(rng, art, suit, size).image  # type: ignore[arg-type]
+    if negative:
+        image = 255 - image
     return jpeg(np.ascontiguousarray(np.rot90(image, turn // 90)), 85)
 
 
@@ -326,6 +335,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     made.add_argument("--turn", type=int, choices=[0, 90, 180, 270], default=0,
                       help="turn the four calibration photos this many degrees "
                            "anticlockwise before learning from them (default 0)")
+    made.add_argument("--negative", action="store_true",
+                      help="the four photos and the hands in their negative: each design "
+                           "printed light on dark, as a black deck's gold or silver indices")
     real = sub.add_parser("black", help="real-decks-dev's black deck")
     real.add_argument("--hands", type=int, default=100)
     real.add_argument("--seed", type=int, default=0)
@@ -340,7 +352,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "rendered":
         decks = args.decks or available_decks("val")
         results: object = rendered(decks, args.trials, args.hands, args.size, args.seed,
-                                   args.retakes, args.covered, args.told, args.turn)
+                                   args.retakes, args.covered, args.told, args.turn,
+                                   args.negative)
         totals: dict[str, list[float]] = {"base": [], "deck": []}
         for result in results:
             for key in totals:
