@@ -46,11 +46,11 @@ from .classifier import log_softmax
 from .detections import Detections
 from .netinput import (
     CROP,
-    LIGHT_ON_DARK_SHARE,
     MARGIN,
     classifier_input,
     crop_square,
     light_on_dark,
+    mostly_light_on_dark,
 )
 from .session import cpu_session
 
@@ -383,8 +383,7 @@ class LearnedDeck:
         or more): the reader then reads every photo of it in its negative too, however few
         boxes a photo's first look finds to vote with. The user's corrections do not
         vote: the photos' corners do not change once learned, so neither does this."""
-        crops = self.crops[self.sources == SOURCE_PHOTO]
-        return len(crops) > 0 and float(light_on_dark(crops).mean()) >= LIGHT_ON_DARK_SHARE
+        return mostly_light_on_dark(self.crops[self.sources == SOURCE_PHOTO])
 
     def _model(self) -> CornerFeatures:
         if self.features is None:

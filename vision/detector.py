@@ -31,14 +31,13 @@ from .classifier import (
 from .detections import Detections, quarter_turned
 from .netinput import (
     CROP,
-    LIGHT_ON_DARK_SHARE,
     MARGIN,
     blanked,
     crop_square,
     detector_input,
     face_square,
     letterbox,
-    light_on_dark,
+    mostly_light_on_dark,
 )
 from .outline import CardOutline, card_outline, opposite_index, shows_whole
 from .reading import (
@@ -670,8 +669,7 @@ def printed_light_on_dark(image: np.ndarray, boxes: Detections) -> bool:
     the card (gold or silver on black)."""
     if len(boxes) < MIN_POLARITY_VOTES:
         return False
-    crops = np.stack([crop_square(image, box) for box in boxes.xyxy])
-    return float(light_on_dark(crops).mean()) >= LIGHT_ON_DARK_SHARE
+    return mostly_light_on_dark(np.stack([crop_square(image, box) for box in boxes.xyxy]))
 
 
 def _either(first: Detections, second: Detections, iou: float) -> Detections:

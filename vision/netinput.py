@@ -137,6 +137,12 @@ def blanked(crop: np.ndarray, box: Sequence[float], margin: float,
 LIGHT_ON_DARK_SHARE = 2 / 3
 
 
+def mostly_light_on_dark(crops: np.ndarray) -> bool:
+    """Whether ``LIGHT_ON_DARK_SHARE`` or more of ``crops`` look printed light on dark
+    (``light_on_dark``); no crops: False."""
+    return len(crops) > 0 and float(light_on_dark(crops).mean()) >= LIGHT_ON_DARK_SHARE
+
+
 def light_on_dark(crops: np.ndarray) -> np.ndarray:
     """(N,) bool: the crops whose index looks printed lighter than the card around it (gold
     or silver on a black card), judged on the middle half of each (N, CROP, CROP, 3) crop:
