@@ -415,3 +415,58 @@ def test_a_scattered_hand_seen_in_two_corners_is_not_searched_into_rows(seed: in
         cards.append(CardReading(NAMES[i], 0.99, (x - 48, y - 72, x + 48, y + 72), 2,
                                  (upper, lower)))
     assert group_rows(cards) is None
+
+
+# What photo mode read of tune-rows' val_000013 (session 85: a set hand of a held-out
+# design, its cards lying on their sides in three columns, the back row's cards partly
+# under one another): (card, box, corners seen, the corners' centres when two).
+_SIDEWAYS_SET_HAND = [
+    ("Ts", (136.3, 264.3, 337.6, 406.8), 2, ((164.0, 395.2), (307.1, 276.3))),
+    ("9h", (791.7, 842.1, 866.5, 868.0), 1, ()),
+    ("4d", (591.1, 767.7, 657.6, 789.9), 1, ()),
+    ("4h", (352.9, 723.4, 412.0, 747.4), 1, ()),
+    ("5s", (350.1, 451.4, 582.2, 594.2), 2, ((382.9, 582.2), (546.6, 461.5))),
+    ("2h", (612.9, 596.3, 681.3, 621.3), 1, ()),
+    ("Qh", (599.7, 291.7, 859.7, 460.3), 2, ((634.3, 447.4), (823.2, 304.6))),
+    ("Jd", (133.5, 591.7, 333.0, 723.1), 2, ((159.4, 712.5), (306.2, 602.3))),
+    ("2c", (604.3, 107.1, 860.0, 278.8), 2, ((640.3, 267.7), (822.2, 118.2))),
+    ("3s", (358.4, 285.8, 581.3, 437.9), 2, ((389.9, 427.7), (546.6, 294.6))),
+    ("Js", (370.1, 114.5, 595.4, 281.6), 2, ((402.9, 270.5), (562.2, 124.6))),
+    ("6c", (352.0, 769.5, 572.0, 909.3), 2, ((381.5, 897.2), (538.8, 778.8))),
+    ("3h", (129.8, 427.1, 333.9, 558.5), 2, ((156.6, 548.3), (304.8, 436.8))),
+]
+
+
+def _sideways_set_hand() -> list[CardReading]:
+    return [CardReading(name, 0.99, box, corners, points)
+            for name, box, corners, points in _SIDEWAYS_SET_HAND]
+
+
+def test_a_set_hand_of_lone_corners_is_found_where_two_placements_agree(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four cards of val_000013 show one corner each, at whichever end of the card the
+    next card left uncovered. The search separates its rows only 2.8 (under
+    SEARCHED_SEPARATION); those cards placed half a card's diagonal from their corner,
+    every way, separate the same three rows 4.9, and the two placements agree."""
+    from vision import reading
+
+    found = group_rows(_sideways_set_hand())
+    assert found is not None
+    assert {row: set(cards) for row, cards in found.to_dict().items()} == {
+        "front": {"3h", "Jd", "Ts"}, "middle": {"3s", "4h", "5s", "6c", "Js"},
+        "back": {"2c", "2h", "4d", "9h", "Qh"}}
+    monkeypatch.setattr(reading, "MAX_HALF_PLACEMENTS", 1)  # the second placement off
+    assert group_rows(_sideways_set_hand()) is None
+
+
+def test_lone_corners_placed_apart_from_the_search_give_no_rows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second placement counts only where it cuts the rows the search cut: given one
+    that separates other rows widely, the hand keeps no rows."""
+    from vision import reading
+
+    searched = reading._searched_rows
+    monkeypatch.setattr(reading, "_half_diagonal_rows", lambda cards, centres: (
+        50.0, *searched(cards, centres, reading._best_rows(centres[None]))[1:3],
+        centres[::-1].copy()))
+    assert group_rows(_sideways_set_hand()) is None

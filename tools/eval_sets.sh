@@ -3,6 +3,8 @@
 # (every scene `--val-fraction 1.0`, so `evaluate` reads all of them as split val):
 #   tune-1280b   300 13-card scenes at 1280x960, the set levers are tuned on
 #   tune-4032     60 13-card scenes at 4032x3024, the same at a phone's size (session 77)
+#   tune-rows    300 set hands (rows of 3, 5 and 5) at 1280x960, the set rows levers are
+#                tuned on (session 85: the other sets hold few set hands read whole)
 #   eval-1280    100 13-card scenes at 1280x960    } read only to report: issue 13's
 #   eval-4032     50 13-card scenes at 4032x3024   } targets
 #   eval-table    40 whole tables at 4032x3024     }
@@ -27,6 +29,7 @@ JUMBO="kennard-jumbo kennard-jumbo-4-color"  # role probe: drawn only when named
 declare -A recipe=(
   [tune-1280b]="--count 300 --seed 241 --imgsz 1280 --height 960 $HAND"
   [tune-4032]="--count 60 --seed 245 --imgsz 4032 --height 3024 $HAND"
+  [tune-rows]="--count 300 --seed 351 --imgsz 1280 --height 960 --layouts rows"
   [eval-1280]="--count 100 --seed 131 --imgsz 1280 --height 960 $HAND"
   [eval-4032]="--count 50 --seed 133 --imgsz 4032 --height 3024 $HAND"
   [eval-table]="--count 40 --seed 132 --imgsz 4032 --height 3024 --layouts table"
@@ -35,7 +38,7 @@ declare -A recipe=(
   [eval-jumbo]="--count 100 --seed 144 --imgsz 1280 --height 960 $HAND --val-decks $JUMBO"
   [eval-kenney]="--count 100 --seed 160 --imgsz 1280 --height 960 $HAND --val-decks kenney"
   [eval-640x480]="shrunk from eval-1280")
-[ $# -gt 0 ] || set -- tune-1280b tune-4032 eval-1280 eval-4032 eval-table eval-jumbo eval-kenney eval-640x480 \
+[ $# -gt 0 ] || set -- tune-1280b tune-4032 tune-rows eval-1280 eval-4032 eval-table eval-jumbo eval-kenney eval-640x480 \
   eval-rows eval-rows-4032
 for name in "$@"; do
   [ -n "${recipe[$name]+set}" ] || { echo "unknown set $name: known ${!recipe[*]}"; exit 2; }
