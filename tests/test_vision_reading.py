@@ -13,7 +13,7 @@ from PIL import Image
 
 from vision.detections import Detections
 from vision.photo import PhotoError, load_photo
-from vision.pipeline import read_image
+from vision.pipeline import read_image, reading_of
 from vision.reading import CardReading, group_rows, merge_corners, read_cards
 
 NAMES = ("As", "Kd", "Qh", "Jc", "Ts", "9d", "8h", "7c", "6s", "5d", "4h", "3c", "2s", "Ah")
@@ -284,8 +284,20 @@ def test_a_card_too_many_seen_in_one_corner_is_set_aside() -> None:
     assert len(read_image(image, FakeDetector(found), expect=None).cards) == 4
 
 
+def _one_unsure(items: list[tuple[str, float, float]], lone: float = 0.5) -> FakeDetector:
+    """A detector that finds ``items``, the first named at ``lone`` only, in a reader whose
+    lone-corner bar is 0.9."""
+    found = detections(items)
+    confidence = np.full(len(items), 0.95, np.float32)
+    confidence[0] = lone
+    detector = FakeDetector(Detections(found.xyxy, confidence, found.class_id, found.names))
+    detector.reading_settings = {"min_lone_confidence": 0.9}  # type: ignore[attr-defined]
+    return detector
+
+
 def test_the_count_warning_comes_before_the_cards_offered() -> None:
     items = _rows_layout(0)[:13]
+    items[0] = (items[0][0], 900.0, 100.0)  # away from the rows: it completes none
     found = detections(items)
     confidence = np.full(len(items), 0.95, np.float32)
     confidence[0] = 0.5  # one card's corners: the first item is its lone corner
@@ -470,3 +482,47 @@ def test_lone_corners_placed_apart_from_the_search_give_no_rows(
         50.0, *searched(cards, centres, reading._best_rows(centres[None]))[1:3],
         centres[::-1].copy()))
     assert group_rows(_sideways_set_hand()) is None
+
+
+def test_a_set_hand_one_card_short_takes_the_unsure_corner_that_completes_its_rows() -> None:
+    """The front row shows two cards and, where its third lies, a corner named As under
+    the lone-corner bar: the hand counts it, with a warning to check it, and has rows."""
+    items = _rows_layout(0)[:13]
+    reading = read_image(np.zeros((100, 100, 3), np.uint8), _one_unsure(items))
+    assert sorted(reading.card_names) == sorted(NAMES[:13])
+    assert reading.rows is not None
+    assert {c.card for c in reading.rows.front} == set(NAMES[:3])
+    assert reading.warnings == ["As was read in one unsure corner (0.50) and counted because "
+                                "it completes the three rows: check it"]
+    assert reading.doubtful == []
+    # Live mode's frames keep it out, as they spare the rows' search.
+    live = reading_of(np.zeros((100, 100, 3), np.uint8), _one_unsure(items).found,
+                      expect=13, settings={"min_lone_confidence": 0.9}, search_rows=False)
+    assert len(live.cards) == 12 and live.warnings[0].startswith("found 12 cards")
+
+
+@pytest.mark.parametrize("where", [(650.0, 300.0), (1500.0, 100.0)])
+def test_an_unsure_corner_away_from_the_short_row_does_not_complete_it(
+        where: tuple[float, float]) -> None:
+    """Past the row's end by three cards, or a table's width off where a band across the
+    rows would still take it: the corner stays offered, the hand one card short."""
+    items = _rows_layout(0)[:13]
+    items[0] = (items[0][0], *where)
+    reading = read_image(np.zeros((100, 100, 3), np.uint8), _one_unsure(items))
+    assert len(reading.cards) == 12 and reading.rows is None
+    assert reading.warnings[0].startswith("found 12 cards, expected 13")
+    assert reading.warnings[1].startswith("maybe As:")
+
+
+def test_two_unsure_names_that_each_complete_the_rows_leave_the_hand_short() -> None:
+    """Two unsure corners named apart, one at each end of the short row: which is the
+    card? Neither counts."""
+    items = _rows_layout(0)[:13]
+    items.append(("Ah", items[2][1] + 90, items[2][2]))
+    found = detections(items)
+    confidence = np.full(len(items), 0.95, np.float32)
+    confidence[[0, 13]] = 0.5
+    detector = FakeDetector(Detections(found.xyxy, confidence, found.class_id, found.names))
+    detector.reading_settings = {"min_lone_confidence": 0.9}  # type: ignore[attr-defined]
+    reading = read_image(np.zeros((100, 100, 3), np.uint8), detector)
+    assert len(reading.cards) == 12 and reading.rows is None

@@ -19,7 +19,7 @@ import numpy as np
 from .detections import Detections
 from .detector import Mode
 from .photo import MAX_SIDE, load_photo
-from .reading import CardReading, Rows, group_rows, merge_corners
+from .reading import CardReading, Rows, group_rows, merge_corners, row_completing_card
 from .retake import retake_hints
 
 HAND_SIZE = 13
@@ -98,20 +98,32 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
     """The cards, rows and warnings of ``image`` from its named corners ``detections``
     (``settings``: the detector's ``reading_settings``). ``search_rows``: a hand whose
     rows its cards' centres and corners do not show is searched for them
-    (``vision.reading.group_rows``' ``search``, up to about 15 ms); live mode's frames
-    spare it."""
+    (``vision.reading.group_rows``' ``search``, up to about 15 ms), and a hand one card
+    short takes the unsure corner that completes its rows, if one alone does
+    (``vision.reading.row_completing_card``, with a warning to check it); live mode's
+    frames spare both."""
     merged = merge_corners(detections, expect=expect, **(settings or {}))
-    cards = merged.cards
+    cards, doubtful, merge_warnings = merged.cards, merged.doubtful, merged.warnings
+    rows = group_rows(cards, search=search_rows) if len(cards) == HAND_SIZE else None
+    completed = []
+    if expect == HAND_SIZE and len(cards) == HAND_SIZE - 1 and search_rows:
+        # A set hand one card short: the unsure corner that completes its rows is that card.
+        found = row_completing_card(cards, doubtful)
+        if found is not None:
+            card, rows = found
+            cards = sorted([*cards, card], key=lambda c: -c.confidence)
+            doubtful = [d for d in doubtful if d is not card]
+            merge_warnings = [w for w in merge_warnings if not w.startswith(f"maybe {card.card}:")]
+            completed = [f"{card.card} was read in one unsure corner ({card.confidence:.2f}) "
+                         "and counted because it completes the three rows: check it"]
     # The count first, then what the photo says to change in the retake: the cards read
     # but left in doubt ("maybe ...") come last.
     warnings = count_warnings(len(cards), expect)
     if expect is not None and 0 < len(cards) < expect:
         warnings += retake_hints(detections)
-    warnings += merged.warnings
-    rows = group_rows(cards, search=search_rows) if len(cards) == HAND_SIZE else None
+    warnings += completed + merge_warnings
     height, width = image.shape[:2]
-    return PhotoReading(name, cards, rows, warnings, detections, (width, height),
-                        merged.doubtful)
+    return PhotoReading(name, cards, rows, warnings, detections, (width, height), doubtful)
 
 
 def read_photo(source: str | Path | bytes, detector: Detector, name: str | None = None,

@@ -739,6 +739,48 @@ def group_rows(cards: list[CardReading], min_separation: float = 1.5,
     return Rows(row(front), row(middle), row(back))
 
 
+def row_completing_card(cards: list[CardReading], doubtful: list[CardReading]
+                        ) -> tuple[CardReading, Rows] | None:
+    """For a set hand read one card short: the one card, of those seen in a single corner
+    too unsure to count (``doubtful``), with which the hand lies in three rows of 3, 5
+    and 5 (``group_rows``, by the cards' centres and corners, not searched), and those
+    rows; None when no such card or more than one name fits.
+
+    A set hand holds 13 cards in three rows, so a row one card short says where the
+    missing card lies; a corner the classifier named there, however unsurely, is most
+    likely that card. Measured (session 85, the five tune sets, photo mode): 3 hands more
+    right (a corner named 8d, Th and 8s under the lone-corner bar in the short row) and
+    a fourth hand one card nearer, no card read wrong; with the search as well, a Kd was
+    read where a Ks lay."""
+    held = {card.card for card in cards}
+    fits: dict[str, tuple[CardReading, Rows]] = {}
+    for maybe in sorted(doubtful, key=lambda card: -card.confidence):
+        if maybe.card in held or maybe.corners != 1 or maybe.card in fits:
+            continue
+        rows = group_rows([*cards, maybe], search=False)
+        if rows is not None and _beside_its_row(rows, maybe):
+            fits[maybe.card] = (maybe, rows)
+    return next(iter(fits.values())) if len(fits) == 1 else None
+
+
+# A card completing a row lies beside the row's other cards: its nearest row-mate at most
+# this many times as far as the farthest of their own nearest row-mates. Without it, an
+# unsure corner a table's width away could still fall in a row's band across the rows.
+BESIDE_ITS_ROW = 1.5
+
+
+def _beside_its_row(rows: Rows, card: CardReading) -> bool:
+    """Whether ``card`` lies beside the other cards of the row it was put in."""
+    row = next(r for r in (rows.front, rows.middle, rows.back) if any(c is card for c in r))
+    others = np.array([c.center for c in row if c is not card], np.float64)
+    if len(others) < 2:
+        return False
+    gaps = pairwise_distances(others)
+    np.fill_diagonal(gaps, np.inf)
+    nearest = float(np.hypot(*(others - np.array(card.center)).T).min())
+    return nearest <= BESIDE_ITS_ROW * float(gaps.min(axis=1).max())
+
+
 def _bands(found: tuple[float, int, int, np.ndarray]) -> list[list[int]]:
     """``_best_rows``' result cut into its rows' card indices: front, middle, back."""
     _, direction, layout, placement = found
