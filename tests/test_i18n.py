@@ -626,3 +626,18 @@ def test_an_unknown_deck_message_is_shown_as_it_is(language: str) -> None:
                  "no deck named 'blue' in the attic",
                  "hearts.jpg: cards out of order (the 2nd card is missing): lay them again"):
         assert terms.message(text) == text
+
+
+@pytest.mark.parametrize("language", CATALOG_LANGUAGES)
+def test_a_card_counted_because_it_completes_the_rows_is_said_in_every_language(
+        language: str) -> None:
+    from test_vision_reading import _one_unsure, _rows_layout
+
+    from vision.pipeline import read_image
+
+    reading = read_image(np.zeros((100, 100, 3), np.uint8), _one_unsure(_rows_layout(0)))
+    [text] = reading.warnings
+    set_language(language)
+    assert terms.is_known_message(text), text
+    shown = terms.message(text)
+    assert shown != text and "{" not in shown and "As" in shown, (text, shown)

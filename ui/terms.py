@@ -457,6 +457,10 @@ ERROR_SHAPES: list[tuple[str, str]] = [
      r"(?P<confidence>\S+), too unsure to count; check it and add the card if it is there",
      N_("maybe {card}: one corner near ({x}, {y}) reads {card} at {confidence}, too unsure "
         "to count; check it and add the card if it is there")),
+    (r"(?P<card>\S+) was read in one unsure corner \((?P<confidence>\S+)\) and counted "
+     r"because it completes the three rows: check it",
+     N_("{card} was read in one unsure corner ({confidence}) and counted because it "
+        "completes the three rows: check it")),
     # What to change in the retake, when a hand reads short (vision/retake.py).
     (r"the card corners are small in this photo: move closer, so the cards fill most of it",
      N_("the card corners are small in this photo: move closer, so the cards fill most of "
