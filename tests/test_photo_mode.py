@@ -1067,3 +1067,17 @@ def test_parts_turn_with_the_photo() -> None:
                                                   strict=True):
         np.testing.assert_array_equal(np.rot90(photo[y1:y2, x1:x2]),
                                       np.rot90(photo)[v1:v2, u1:u2])
+
+
+def test_photo_mode_keeps_the_corners_its_naming_gates_held_back() -> None:
+    """Photo mode keeps its own boxes named with the naming gates open beside the reading
+    (``held_back``: every box, whether a gate dropped it or not), for a set hand read short
+    to look for its missing card among; a live frame does not."""
+    from vision.photo import load_photo
+
+    detector = CardDetector()
+    image = load_photo(SCENES / "scene-01-spread.jpg")
+    short = detector.detect(image, "photo", lambda named: False)
+    assert short.held_back is not None and len(short.held_back) > 0
+    assert short.held_back.class_probabilities is not None
+    assert detector.detect(image, "live").held_back is None

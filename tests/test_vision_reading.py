@@ -526,3 +526,27 @@ def test_two_unsure_names_that_each_complete_the_rows_leave_the_hand_short() -> 
     detector.reading_settings = {"min_lone_confidence": 0.9}  # type: ignore[attr-defined]
     reading = read_image(np.zeros((100, 100, 3), np.uint8), detector)
     assert len(reading.cards) == 12 and reading.rows is None
+
+
+@pytest.mark.parametrize(("named", "counted"), [(0.9, True), (0.5, False)])
+def test_a_set_hand_one_card_short_looks_among_the_corners_its_gates_held_back(
+        named: float, counted: bool) -> None:
+    """The front row's first card was held back by a naming gate (photo mode keeps such
+    corners beside its reading, ``Detections.held_back``): named at least as surely as a
+    lone corner must be (0.9 here), it completes the rows and counts; named 0.5, it does
+    not, and the hand stays one card short."""
+    items = _rows_layout(0)[:13]
+    every = detections(items)
+    confidence = np.full(len(items), 0.95, np.float32)
+    confidence[0] = named
+    every = Detections(every.xyxy, confidence, every.class_id, every.names)
+    kept = every[np.arange(1, len(items))]
+    found = Detections(kept.xyxy, kept.confidence, kept.class_id, kept.names, held_back=every)
+    reading = reading_of(np.zeros((100, 100, 3), np.uint8), found, expect=13,
+                         settings={"min_lone_confidence": 0.8})
+    assert (len(reading.cards) == 13) == counted
+    assert (reading.rows is not None) == counted
+    if counted:
+        assert reading.warnings[0].startswith(f"{items[0][0]} was read in one unsure corner")
+    else:
+        assert reading.warnings[0].startswith("found 12 cards, expected 13")

@@ -23,6 +23,11 @@ class Detections:
     # (``vision.reading`` decodes a photo's names jointly from it: a deck holds each card
     # once).
     class_probabilities: np.ndarray | None = None
+    # Photo mode's reading, past its first look: its own boxes named with the naming gates
+    # open (no bar on a name, a faint box's name or the index head), those the gates held
+    # back among them. A set hand one card short looks among them for its missing card
+    # (``vision.pipeline.reading_of``). Not carried by the arrays' operations below.
+    held_back: Detections | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         n = len(self.xyxy)

@@ -1010,6 +1010,8 @@ class CardDetector:
             named = self._read_faces(image, named, opened)
             if self.info.photo_face_lone and not complete(named):
                 named = self._read_lone_faces(image, named, opened, complete)
+        if mode == "photo" and every:
+            named = dataclasses.replace(named, held_back=every[0])
         return named
 
     def _held_and_taken(self, named: Detections, opened: Detections

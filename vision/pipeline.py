@@ -108,7 +108,7 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
     completed = []
     if expect == HAND_SIZE and len(cards) == HAND_SIZE - 1 and search_rows:
         # A set hand one card short: the unsure corner that completes its rows is that card.
-        found = row_completing_card(cards, doubtful)
+        found = row_completing_card(cards, doubtful + held_back_cards(detections, settings))
         if found is not None:
             card, rows = found
             cards = sorted([*cards, card], key=lambda c: -c.confidence)
@@ -124,6 +124,22 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
     warnings += completed + merge_warnings
     height, width = image.shape[:2]
     return PhotoReading(name, cards, rows, warnings, detections, (width, height), doubtful)
+
+
+def held_back_cards(detections: Detections, settings: dict[str, object] | None = None
+                    ) -> list[CardReading]:
+    """The cards photo mode's naming gates held back (``Detections.held_back``), each as
+    one corner, where named at least as surely as a card seen in one corner must be
+    (``min_lone_confidence``): a set hand one card short may find its missing card among
+    them (``row_completing_card``). Measured (session 85, the tune sets): a Qh and a Jc
+    held back by a gate, named 0.88 and 0.81, each completed its hand; held back and named
+    0.48 and 0.27 (a 2c where a 3s lay, a Jh where a Js lay), two wrong cards would have."""
+    if detections.held_back is None:
+        return []
+    floor = float((settings or {}).get("min_lone_confidence", 0.0))
+    merged = merge_corners(detections.held_back, **(settings or {}))
+    return [CardReading(card.card, card.confidence, card.box, 1)
+            for card in (*merged.cards, *merged.doubtful) if card.confidence >= floor]
 
 
 def read_photo(source: str | Path | bytes, detector: Detector, name: str | None = None,
