@@ -324,6 +324,13 @@ def test_detections_turn_with_the_photo(turn: int) -> None:
     assert found.turned(photo.shape, turn).xyxy[0].tolist() == want
     assert found.turned(photo.shape, turn).turned(turned.shape, 4 - turn).xyxy[0].tolist() \
         == [70, 10, 90, 20]
+    # The corners photo mode's gates held back (``held_back``) lie in the same photo, so
+    # they turn and scale with the boxes kept.
+    kept = Detections(found.xyxy, found.confidence, found.class_id, found.names,
+                      held_back=found)
+    assert kept.turned(photo.shape, turn).held_back.xyxy[0].tolist() == want
+    assert kept.scaled(0.5).held_back.xyxy[0].tolist() == [35, 5, 45, 10]
+    assert found.turned(photo.shape, turn).held_back is None
 
 
 @pytest.mark.parametrize("turn", [2, 1])

@@ -257,6 +257,12 @@ def test_a_doubtful_card_is_offered_when_cards_are_missing() -> None:
     merged = merge_corners(found, min_lone_confidence=0.9)
     assert [(c.card, c.corners) for c in merged.doubtful] == [("Jc", 1), ("Qh", 1), ("Kd", 1)]
     assert sorted(c.card for c in merged.cards) == ["As", "Kd"]
+    # Each card offered to a hand read short is handed over with the warning that offers
+    # it, so a step that counts the card after all (a set hand's rows) drops that warning.
+    assert merged.offers == {}
+    offered = merge_corners(found, min_lone_confidence=0.9, expect=4)
+    assert list(offered.offers) == ["Jc", "Qh"]
+    assert list(offered.offers.values()) == offered.warnings
 
 
 def test_a_card_too_many_seen_in_one_corner_is_set_aside() -> None:

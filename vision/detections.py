@@ -26,7 +26,8 @@ class Detections:
     # Photo mode's reading, past its first look: its own boxes named with the naming gates
     # open (no bar on a name, a faint box's name or the index head), those the gates held
     # back among them. A set hand one card short looks among them for its missing card
-    # (``vision.pipeline.reading_of``). Not carried by the arrays' operations below.
+    # (``vision.pipeline.reading_of``). Moved with the boxes by ``scaled`` and ``turned``;
+    # a subset (``__getitem__``) leaves it out, as it selects among the main boxes only.
     held_back: Detections | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -66,8 +67,9 @@ class Detections:
                          (self.xyxy[:, 1] + self.xyxy[:, 3]) / 2], axis=1)
 
     def scaled(self, factor: float) -> Detections:
+        held_back = None if self.held_back is None else self.held_back.scaled(factor)
         return Detections(self.xyxy * factor, self.confidence, self.class_id, self.names,
-                          self.class_probabilities)
+                          self.class_probabilities, held_back)
 
     def turned(self, shape: tuple[int, ...], turns: int) -> Detections:
         """These boxes of a photo of ``shape`` in the pixels of ``np.rot90(photo, turns)``."""
@@ -76,8 +78,9 @@ class Detections:
         for _ in range(turns % 4):
             xyxy = quarter_turned(xyxy, width)
             width, height = height, width
+        held_back = None if self.held_back is None else self.held_back.turned(shape, turns)
         return Detections(xyxy.astype(self.xyxy.dtype), self.confidence, self.class_id,
-                          self.names, self.class_probabilities)
+                          self.names, self.class_probabilities, held_back)
 
     @property
     def longer_sides(self) -> np.ndarray:

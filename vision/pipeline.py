@@ -113,7 +113,7 @@ def reading_of(image: np.ndarray, detections: Detections, name: str = "photo",
             card, rows = found
             cards = sorted([*cards, card], key=lambda c: -c.confidence)
             doubtful = [d for d in doubtful if d is not card]
-            merge_warnings = [w for w in merge_warnings if not w.startswith(f"maybe {card.card}:")]
+            merge_warnings = [w for w in merge_warnings if w != merged.offers.get(card.card)]
             completed = [f"{card.card} was read in one unsure corner ({card.confidence:.2f}) "
                          "and counted because it completes the three rows: check it"]
     # The count first, then what the photo says to change in the retake: the cards read

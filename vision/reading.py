@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -103,11 +103,15 @@ MAX_RIGHT_ANGLE_COSINE = 0.3  # about 73 to 107 degrees: a phone's perspective s
 @dataclass
 class MergedCorners:
     """``read_cards``' whole answer: the cards read, the doubtful ones left out (seen in
-    one corner below ``min_lone_confidence``, most confident first), and the warnings."""
+    one corner below ``min_lone_confidence``, most confident first), and the warnings.
+    ``offers``: each doubtful card offered to a hand read short, with the "maybe" warning
+    (among ``warnings``) that offers it, so that a step that counts the card after all
+    drops that warning without reading its text."""
 
     cards: list[CardReading]
     doubtful: list[CardReading]
     warnings: list[str]
+    offers: dict[str, str] = field(default_factory=dict)
 
 
 def read_cards(detections: Detections, max_card_span: float | None = None,
@@ -207,20 +211,21 @@ def merge_corners(detections: Detections, max_card_span: float | None = None,
                 for name, count in sorted(counts.items()) if count > 1]
     warnings += [f"{card.card}, seen in one corner, was set aside as a card too many: check "
                   "it" for card in set_aside]
+    offers: dict[str, str] = {}
     if expect is not None and len(readings) < expect:
-        offered: set[str] = set()
         for maybe in sorted(doubtful, key=lambda r: -r.confidence):
-            if len(offered) == expect - len(readings):
+            if len(offers) == expect - len(readings):
                 break
-            if maybe.card not in counts and maybe.card not in offered:
-                offered.add(maybe.card)
+            if maybe.card not in counts and maybe.card not in offers:
                 x, y = maybe.center
-                warnings.append(f"maybe {maybe.card}: one corner near ({x:.0f}, {y:.0f}) "
-                                f"reads {maybe.card} at {maybe.confidence:.2f}, too unsure "
-                                "to count; check it and add the card if it is there")
+                offers[maybe.card] = (
+                    f"maybe {maybe.card}: one corner near ({x:.0f}, {y:.0f}) reads "
+                    f"{maybe.card} at {maybe.confidence:.2f}, too unsure to count; check it "
+                    "and add the card if it is there")
+                warnings.append(offers[maybe.card])
     readings.sort(key=lambda r: -r.confidence)
     doubtful.sort(key=lambda r: -r.confidence)
-    return MergedCorners(readings, doubtful, warnings)
+    return MergedCorners(readings, doubtful, warnings, offers)
 
 
 # A card's face read between its two corners (``face_pairs``, ``named_by_faces``): the two
