@@ -123,6 +123,33 @@ def test_deck_crops_can_hold_a_deck_out() -> None:
         list(labelled_corner_crops("holdout", REAL_DECKS, kinds=["red-deck"]))
 
 
+
+@pytest.mark.skipif(not (REAL_DECKS / "manifest.csv").exists(),
+                    reason="real-decks-dev not present")
+def test_a_deck_printed_light_on_dark_is_cut_in_its_negative_when_asked() -> None:
+    # The reader reads the black deck's gold indices inverted (vision.netinput.light_on_dark),
+    # so its training crops are cut so: the same crops, each 255 minus the one as cut.
+    from vision.netinput import light_on_dark
+    from vision.training.realdata import labelled_corner_crops
+
+    cut = list(labelled_corner_crops("holdout", REAL_DECKS, per_box=1, kinds=["phone-black"]))
+    read = list(labelled_corner_crops("holdout", REAL_DECKS, per_box=1, kinds=["phone-black"],
+                                      inverted_kinds=["phone-black"]))
+    assert [(label, photo) for _, label, photo in read] == \
+        [(label, photo) for _, label, photo in cut]
+    assert all(np.array_equal(a, 255 - b) for (a, _, _), (b, _, _) in zip(read, cut, strict=True))
+    as_cut = np.stack([crop for crop, _, _ in cut])
+    assert light_on_dark(as_cut).mean() > 0.9
+    assert light_on_dark(np.stack([crop for crop, _, _ in read])).mean() < 0.1
+    # Other decks are cut as they are, and a kind the set lacks is named.
+    white = list(labelled_corner_crops("holdout", REAL_DECKS, per_box=1, kinds=["phone-white"],
+                                       inverted_kinds=["phone-black"]))
+    plain = list(labelled_corner_crops("holdout", REAL_DECKS, per_box=1, kinds=["phone-white"]))
+    assert all(np.array_equal(a, b) for (a, _, _), (b, _, _) in zip(white, plain, strict=True))
+    with pytest.raises(ValueError, match="no photos of kind red-deck to invert"):
+        list(labelled_corner_crops("holdout", REAL_DECKS, inverted_kinds=["red-deck"]))
+
+
 def test_mined_boxes_of_no_index_keep_out_what_may_be_an_index() -> None:
     from engine.cards import CARD_NAMES
     from vision.detections import Detections

@@ -76,8 +76,10 @@ step $G/real-crops-train.npz $P -m vision.training.realdata crops --split train 
   --out $G/real-crops-train.npz
 step $G/real-crops-tune.npz $P -m vision.training.realdata crops --split tune \
   --out $G/real-crops-tune.npz
+# The black deck's crops in their negative, as the reader reads that deck (session 86: cut as
+# photographed, gold on black, they taught runs a picture the reader never shows them).
 step $G/deck-crops-train.npz $P -m vision.training.realdata deck-crops --split train \
-  --out $G/deck-crops-train.npz
+  --invert-kinds phone-black --out $G/deck-crops-train.npz
 step $G/font-crops.npz $P -m vision.training.synth.fontindex --count 10000 --out $G/font-crops.npz
 step $G/negatives-train.npz $P -m vision.training.negatives --scenes 150 --real-photos \
   --real-decks --out $G/negatives-train.npz

@@ -160,19 +160,29 @@ def photos_of_kinds(split: str | None, root: Path = REAL_DECKS,
 
 
 def labelled_corner_crops(split: str, root: Path = REAL_DECKS, per_box: int = 3,
-                          seed: int = 0, kinds: Sequence[str] | None = None
+                          seed: int = 0, kinds: Sequence[str] | None = None,
+                          inverted_kinds: Sequence[str] = ()
                           ) -> Iterator[tuple[np.ndarray, int, str]]:
     """(crop, class id in CARD_NAMES, photo name) for every labelled corner of a set whose
     labels are corner-index boxes (``real-decks-dev``): no detector needed. ``kinds``: only
-    the photos of these decks (the manifest's ``kind``), to hold a deck out of training."""
+    the photos of these decks (the manifest's ``kind``), to hold a deck out of training.
+    ``inverted_kinds``: the crops of these decks in their negative (``255 - crop``), as the
+    reader reads a deck printed light on dark (``vision.netinput.light_on_dark``): the
+    black deck's gold indices as cut are a picture the photo classifier is never shown."""
     rng = np.random.default_rng(seed)
     names = class_names(root)
+    kind_of = manifest_column(root, "kind") if inverted_kinds else {}
+    unknown = sorted(set(inverted_kinds) - set(kind_of.values()))
+    if unknown:
+        raise ValueError(f"no photos of kind {', '.join(unknown)} to invert in {root}; its "
+                         f"kinds are {', '.join(sorted(set(kind_of.values())))}")
     for path in photos_of_kinds(split, root, kinds):
         image = load_photo(path)
         height, width = image.shape[:2]
+        negative = kind_of.get(path.name) in inverted_kinds
         for card, box in labelled_boxes(path, width, height, names):
             for crop in jittered_crops(image, box, per_box, rng):
-                yield crop, CARD_NAMES.index(card), path.name
+                yield (255 - crop if negative else crop), CARD_NAMES.index(card), path.name
 
 
 def corner_labels(split: str, detector: object, root: Path = REAL_PHOTOS,
@@ -325,6 +335,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     deck_crops.add_argument("--data", type=Path, default=REAL_DECKS)
     deck_crops.add_argument("--kinds", nargs="+", default=None,
                             help="only these decks (manifest kinds), e.g. to hold one out")
+    deck_crops.add_argument("--invert-kinds", nargs="+", default=[], metavar="KIND",
+                            help="these decks' crops in their negative, as the reader reads "
+                            "a deck printed light on dark (e.g. phone-black)")
     decks = sub.add_parser("decks", help="real-decks-dev's photos of a split as a YOLO set")
     decks.add_argument("--out", type=Path, required=True)
     decks.add_argument("--split", choices=SPLITS, default="train")
@@ -347,7 +360,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "deck-crops":
         try:
             crops = list(labelled_corner_crops(args.split, args.data, args.per_box,
-                                               kinds=args.kinds))
+                                               kinds=args.kinds,
+                                               inverted_kinds=args.invert_kinds))
         except ValueError as error:
             print(f"realdata: {error}", file=sys.stderr)
             return 2
