@@ -747,9 +747,10 @@ def group_rows(cards: list[CardReading], min_separation: float = 1.5,
 def row_completing_card(cards: list[CardReading], doubtful: list[CardReading]
                         ) -> tuple[CardReading, Rows] | None:
     """For a set hand read one card short: the one card, of those seen in a single corner
-    too unsure to count (``doubtful``), with which the hand lies in three rows of 3, 5
-    and 5 (``group_rows``, by the cards' centres and corners, not searched), and those
-    rows; None when no such card or more than one name fits.
+    and not counted (``doubtful``: the "maybe" offers, and the corners photo mode's naming
+    gates held back, ``vision.pipeline.held_back_cards``), with which the hand lies in
+    three rows of 3, 5 and 5 (``group_rows``, by the cards' centres and corners, not
+    searched), and those rows; None when no such card or more than one name fits.
 
     A set hand holds 13 cards in three rows, so a row one card short says where the
     missing card lies; a corner the classifier named there, however unsurely, is most
