@@ -1801,3 +1801,65 @@ def test_channels_take_three_or_four_widths(tmp_path, capsys, widths) -> None:
     assert parse_state("a.pt:8,16,24,32", (1, 1, 1)) == (Path("a.pt"), (8, 16, 24, 32))
     with pytest.raises(ValueError, match="three or four whole numbers"):
         parse_state("a.pt:8,16", (1, 1, 1))
+
+
+def _adaptable(tmp_path: Path) -> Path:
+    """A small trained-shape network with an index head, exported as a deck adapts it."""
+    import torch
+
+    from vision.training.adaptable import adaptable_model
+    from vision.training.train_classifier import build_network
+
+    torch.manual_seed(0)
+    net = build_network((8, 16, 16), index_head=True)
+    # Trained statistics unlike a fresh network's zeros and ones, so that re-estimating
+    # them changes something.
+    for module in net.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.running_mean.uniform_(-0.5, 0.5)
+            module.running_var.uniform_(0.5, 2.0)
+    state = tmp_path / "net.pt"
+    torch.save(net.state_dict(), state)
+    out = tmp_path / "adaptable.onnx"
+    out.write_bytes(adaptable_model(state, (8, 16, 16)))
+    return out
+
+
+def test_an_adaptable_classifier_reads_as_trained_until_a_deck_adapts_it(tmp_path) -> None:
+    """The exported network lists its five batch norms; read with their trained statistics
+    (a deck's share 0) it names crops exactly as without any; with the deck's own (share
+    1) it reads otherwise, and its first norm's statistics are the moments of that norm's
+    input over the crops in their four quarter turns."""
+    from vision.classifier import adaptable_norms, batch_norm_statistics
+    from vision.netinput import classifier_input, light_on_dark
+
+    model = _adaptable(tmp_path)
+    norms = adaptable_norms(model)
+    assert len(norms) == 5 and all(norm["mean"].startswith("names.") for norm in norms)
+    crops = np.random.default_rng(1).integers(0, 255, (24, CROP, CROP, 3), dtype=np.uint8)
+    plain = CornerClassifier(model).views_reading([crops], orientations=4)
+    kept = batch_norm_statistics(model, crops, share=0.0)
+    same = CornerClassifier(model, initializers=kept).views_reading([crops], orientations=4)
+    assert np.allclose(plain[0], same[0], atol=1e-6) and np.allclose(plain[1], same[1])
+    own = batch_norm_statistics(model, crops, share=1.0)
+    adapted = CornerClassifier(model, initializers=own).views_reading([crops], orientations=4)
+    assert np.abs(adapted[0] - plain[0]).max() > 1e-3
+    session = CornerClassifier(model).session
+    first = norms[0]
+    seen = crops.copy()  # as the reader reads them: those printed light on dark inverted
+    light = light_on_dark(seen)
+    seen[light] = 255 - seen[light]
+    batch = classifier_input(seen)
+    # The index head reads the network as trained, whatever the deck's statistics.
+    assert np.array_equal(session.run(["index"], {"crops": batch, **own})[0],
+                          session.run(["index"], {"crops": batch})[0])
+    inputs = np.concatenate([session.run([first["input"]], {"crops": np.ascontiguousarray(
+        np.rot90(batch, k, axes=(2, 3)))})[0] for k in range(4)])
+    assert np.allclose(own[first["mean"]], inputs.mean(axis=(0, 2, 3)), atol=1e-4)
+
+
+def test_a_classifier_that_lists_no_norms_cannot_be_adapted() -> None:
+    from vision.classifier import ClassifierError, adaptable_norms
+
+    with pytest.raises(ClassifierError, match="lists no batch norms"):
+        adaptable_norms(DEFAULT_WEIGHTS)

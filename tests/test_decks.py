@@ -14,8 +14,10 @@ from conftest import DATA
 from cli import main
 from engine.cards import CARD_NAMES
 from vision.decks import (
+    ADAPTABLE_MODEL,
     SOURCE_CORRECTION,
     SOURCE_PHOTO,
+    STATISTIC,
     DeckError,
     LearnedDeck,
     cover_crop,
@@ -158,6 +160,54 @@ def test_learned_deck_is_stored_as_plain_data(learned: tuple[Path, LearnedDeck])
         assert set(data.files) >= {"crops", "labels", "weight", "bias"}
         assert len(np.unique(data["labels"])) == 52  # every card learned
     assert _stored(home) == ["kde"]  # nothing left half-written beside it
+
+
+def test_a_learned_deck_adapts_photo_modes_classifier(learned: tuple[Path, LearnedDeck],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Learning re-estimates photo mode's classifier's five batch norms on the deck's
+    corners; the deck stores them (numpy, beside its crops) and reads its photos with them."""
+    from vision.classifier import adaptable_norms
+
+    home, deck = learned
+    monkeypatch.setenv("CPOKER_HOME", str(home))
+    norms = adaptable_norms(ADAPTABLE_MODEL)
+    names = {norm[key] for norm in norms for key in ("mean", "var")}
+    assert set(deck.statistics) == names
+    trained = {norm["mean"]: np.asarray(norm["trained_mean"]) for norm in norms}
+    assert max(np.abs(deck.statistics[name] - trained[name]).max() for name in trained) > 0.01
+    folder = home / "decks" / "kde"
+    with np.load(folder / "deck.npz") as data:
+        assert {key[len(STATISTIC):] for key in data.files if key.startswith(STATISTIC)} == names
+    assert json.loads((folder / "deck.json").read_text())["adapted"]["version"]
+    stored = load_deck("kde")
+    assert stored.photo_network is not None and stored.photo_network[0] == ADAPTABLE_MODEL
+    reader = CardDetector(deck=stored)
+    assert reader.photo_classifier is not None and set(reader.photo_classifier.feeds) == names
+
+
+def test_a_deck_stored_before_it_adapted_the_classifier_adapts_it_when_loaded(
+        learned: tuple[Path, LearnedDeck], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deck learned before session 87 has no statistics: loading it estimates them from
+    its stored crops and saves them, as a deck refits its correction for a new model."""
+    import shutil
+
+    home, deck = learned
+    folder = tmp_path / "decks" / "kde"
+    shutil.copytree(home / "decks" / "kde", folder)
+    with np.load(folder / "deck.npz") as data:
+        kept = {key: data[key] for key in data.files if not key.startswith(STATISTIC)}
+    np.savez_compressed(folder / "deck.npz", **kept)
+    manifest = json.loads((folder / "deck.json").read_text())
+    del manifest["adapted"]
+    (folder / "deck.json").write_text(json.dumps(manifest))
+    monkeypatch.setenv("CPOKER_HOME", str(tmp_path))
+    loaded = load_deck("kde")
+    assert set(loaded.statistics) == set(deck.statistics)
+    assert all(np.allclose(loaded.statistics[name], deck.statistics[name])
+               for name in deck.statistics)
+    with np.load(folder / "deck.npz") as data:
+        assert any(key.startswith(STATISTIC) for key in data.files)
 
 
 def _corner_accuracy(reader: CardDetector, deck: LearnedDeck | None) -> float:
@@ -394,6 +444,9 @@ def test_a_correction_teaches_the_deck(tmp_path: Path, monkeypatch: pytest.Monke
         deck.add_correction(image, box, right)
     deck.save()
     assert deck.correction_count == len(corners)
+    # Corrections teach the correction only: with no photos learned, photo mode's
+    # classifier is not adapted (a few corners are not a deck's look).
+    assert deck.photo_network is None
 
     def names() -> list[str]:
         return read_image(image, CardDetector(deck=load_deck("table")), "hand-1").card_names

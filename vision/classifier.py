@@ -9,7 +9,8 @@ is trained by ``vision.training.train_classifier``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,10 @@ ORIENTATIONS = (1, 2, 4, 8)
 # An early exit (``views_probabilities``' ``early_sure``) also needs the index head decided:
 # its probability at least this far from one half.
 EARLY_INDEX = 0.4
+# The metadata key under which a classifier a learned deck adapts to itself
+# (``vision.training.adaptable``) lists its batch norms: each one's input (an output of the
+# model too), the names of its mean and variance initializers, and their trained values.
+ADAPTABLE_KEY = "cpoker_adaptable_batch_norms"
 
 
 class ClassifierError(RuntimeError):
@@ -41,15 +46,27 @@ class CornerClassifier:
     ``engine.cards.CARD_NAMES`` order), ``classify`` its best name and confidence."""
 
     def __init__(self, weights: Path = DEFAULT_WEIGHTS, threads: int = 2,
-                 soften_px: int = 0) -> None:
+                 soften_px: int = 0,
+                 initializers: Mapping[str, np.ndarray] | None = None) -> None:
         """``soften_px``: each crop is read softened to that many pixels
-        (``vision.netinput.softened``; 0: as cut)."""
+        (``vision.netinput.softened``; 0: as cut). ``initializers``: values replacing the
+        model's own of those names (a learned deck's ``batch_norm_statistics``, fed as the
+        inputs an adaptable model takes them at)."""
         self.session, self.input = _opened(weights, threads, "classifier")
+        self.feeds = {name: np.ascontiguousarray(values, np.float32)
+                      for name, values in (initializers or {}).items()}
+        unknown = set(self.feeds) - {item.name for item in
+                                     self.session.get_overridable_initializers()}
+        if unknown:
+            raise ClassifierError(f"{weights} takes no input {', '.join(sorted(unknown))}")
         self.soften_px = soften_px
         self.side = input_side(self.session)
         # A second output, when the model has one, is its index head's logit: whether the
         # crop shows a corner index at all (vision.training.train_classifier.build_network).
-        self.judges_index = len(self.session.get_outputs()) > 1
+        # An adaptable model's further outputs (its batch norms' inputs) are not read.
+        outputs = [output.name for output in self.session.get_outputs()]
+        self.judges_index = len(outputs) > 1
+        self.outputs = outputs[:2]
 
     def probabilities(self, crops: np.ndarray, mirrored: bool = True,
                       orientations: int | None = None) -> np.ndarray:
@@ -211,7 +228,7 @@ class CornerClassifier:
         """One run of the network over ``batch`` (readings of ``n`` crops, one after
         another) -> log-probabilities (readings, n, 52), and the index head's logits
         (readings, n) when it has one."""
-        outputs = self.session.run(None, {self.input: batch})
+        outputs = self.session.run(self.outputs, {self.input: batch, **self.feeds})
         log_probs = log_softmax(outputs[0])
         log_probs = log_probs.reshape(-1, n, log_probs.shape[1])
         return log_probs, outputs[1].reshape(-1, n) if self.judges_index else None
@@ -242,6 +259,53 @@ def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:
     except Exception as error:  # onnxruntime raises its own exception types
         raise ClassifierError(f"cannot load {what} {weights}: {error}") from None
     return session, session.get_inputs()[0].name
+
+
+def adaptable_norms(weights: Path) -> list[dict[str, Any]]:
+    """The batch norms a learned deck may re-estimate in the classifier at ``weights``, as
+    its metadata lists them (``ADAPTABLE_KEY``); ClassifierError when it lists none."""
+    session, _ = _opened(weights, 1, "classifier")
+    text = session.get_modelmeta().custom_metadata_map.get(ADAPTABLE_KEY)
+    if not text:
+        raise ClassifierError(f"{weights} lists no batch norms to adapt "
+                              "(export it with python -m vision.training.adaptable)")
+    return json.loads(text)
+
+
+def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
+                          threads: int = 2) -> dict[str, np.ndarray]:
+    """AdaBN: the mean and variance of each adaptable batch norm's input (``adaptable_norms``)
+    over ``crops`` (N, CROP, CROP, 3), a deck's own corners, mixed with the trained ones at
+    ``share`` (1: the deck's alone), as initializer values for ``CornerClassifier``.
+
+    The crops are read as the reader reads them (those printed light on dark inverted) in
+    their four quarter turns, and the norms are estimated in order, each on inputs the
+    norms before it already normalised with the deck's own statistics, as a network run
+    in training mode on the deck's crops normalises them."""
+    norms = adaptable_norms(weights)
+    crops = crops.copy()
+    light = light_on_dark(crops)
+    crops[light] = 255 - crops[light]
+    batch = classifier_input(crops)
+    turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in range(4)]
+    own: dict[str, np.ndarray] = {}
+    session, name = _opened(weights, threads, "classifier")
+    for norm in norms:
+        # The norms not estimated yet read their trained statistics, the inputs' defaults.
+        inputs = [session.run([norm["input"]], {name: turn, **own})[0] for turn in turns]
+        # Each turn a batch, averaged as batch norm's running statistics average batches.
+        axes = (0, 2, 3)
+        count = inputs[0].size // inputs[0].shape[1]
+        own[norm["mean"]] = np.mean([x.mean(axis=axes) for x in inputs], axis=0)
+        own[norm["var"]] = np.mean([x.var(axis=axes) * count / max(count - 1, 1)
+                                    for x in inputs], axis=0)
+    mixed = {}
+    for norm in norms:
+        for key in ("mean", "var"):
+            trained = np.asarray(norm[f"trained_{key}"], np.float32)
+            mixed[norm[key]] = (share * own[norm[key]] + (1 - share) * trained
+                                ).astype(np.float32)
+    return mixed
 
 
 # Probabilities are clipped here before their logarithm: an int8 network's softmax can

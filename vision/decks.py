@@ -42,7 +42,7 @@ import numpy as np
 
 from engine.cards import CARD_NAMES
 
-from .classifier import log_softmax
+from .classifier import ClassifierError, batch_norm_statistics, log_softmax
 from .detections import Detections
 from .netinput import (
     CROP,
@@ -56,6 +56,20 @@ from .session import cpu_session
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FEATURES_MODEL = MODELS / "corner-features-int8.onnx"
+# Photo mode's classifier as a deck adapts it: its batch norms' statistics re-estimated on
+# the deck's calibration corners (``batch_norm_statistics``; ``vision.training.adaptable``).
+ADAPTABLE_MODEL = MODELS / "corner-classifier-photo-deck.onnx"
+# The deck's own statistics' share against the trained ones. Measured on real-decks-dev's
+# black deck learned from its corners (models/README.md, "Session 87"): the deck's alone
+# read its composed hands of whole held-out corners 40.0 -> 45.0 % all right and lost a
+# held-out photo; half and half 43.33 %, every held-out photo as before.
+ADAPTED_SHARE = 0.5
+# At most this many of the calibration crops are read for the statistics (drawn evenly
+# from them, always the same): each of the network's five norms is estimated in its own
+# pass over them in four turns, about 3 s a pass here (learning a deck took 15.8 s with
+# them against 2.6 s without, session 87), and the 52 corners a deck learns from vary less
+# than that many crops show.
+STATISTICS_CROPS = 320
 # How ``CornerFeatures`` reads a crop; part of the version a deck's fit is tied to
 # ("polarity": light-on-dark indices also read inverted, session 8).
 READING = "polarity"
@@ -339,6 +353,7 @@ def fit_correction(log_probs: np.ndarray, features: np.ndarray, labels: np.ndarr
 # --- a learned deck --------------------------------------------------------------------
 
 SOURCE_PHOTO, SOURCE_CORRECTION = 0, 1
+STATISTIC = "statistic:"  # deck.npz's keys of photo mode's classifier's adapted statistics
 CORRECTION_WEIGHT = 4.0  # a crop the user named outweighs a calibration crop
 # Each calibration corner's crops: as cut, ``JITTERED`` jittered, and ``COVERED`` of those
 # again partly under the next card (``cover_crop``). Off: 8 covered copies a corner read
@@ -361,6 +376,9 @@ class LearnedDeck:
     manifest: dict[str, object] = field(default_factory=dict)
     correction: Correction | None = None
     features: CornerFeatures | None = None
+    # Photo mode's classifier's batch-norm statistics on the calibration photos' corners
+    # (initializer name -> values; ``ADAPTABLE_MODEL``), empty until fitted.
+    statistics: dict[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def corrections_enabled(self) -> bool:
@@ -396,8 +414,37 @@ class LearnedDeck:
         return np.ones(len(self.labels), bool) if self.corrections_enabled \
             else self.sources == SOURCE_PHOTO
 
+    @property
+    def photo_network(self) -> tuple[Path, dict[str, np.ndarray]] | None:
+        """Photo mode's classifier adapted to this deck: (its model, the initializers that
+        adapt it), or None when nothing is learned from photos."""
+        return (ADAPTABLE_MODEL, self.statistics) if self.statistics else None
+
+    def fit_statistics(self) -> None:
+        """Re-estimate photo mode's classifier's batch norms on the calibration photos'
+        corners. The user's corrections do not count: a few corners, each copied, would
+        weigh in as the deck's whole look; and measuring them again for each would keep
+        the user waiting about 15 s a correction."""
+        photos = self.crops[self.sources == SOURCE_PHOTO]
+        if len(photos) > STATISTICS_CROPS:
+            photos = photos[np.linspace(0, len(photos) - 1, STATISTICS_CROPS).astype(int)]
+        self.statistics = {}
+        if len(photos) == 0 or not ADAPTABLE_MODEL.is_file():
+            return
+        try:
+            self.statistics = batch_norm_statistics(ADAPTABLE_MODEL, photos, ADAPTED_SHARE)
+        except ClassifierError as error:
+            raise DeckError(f"the deck cannot adapt photo mode's classifier ({error}): "
+                            "reinstall cpoker to restore its models") from None
+        self.manifest["adapted"] = {"file": ADAPTABLE_MODEL.name,
+                                    "version": file_version(ADAPTABLE_MODEL),
+                                    "share": ADAPTED_SHARE}
+
     def fit(self) -> None:
-        """Fit the correction on the stored crops (corrections too, when enabled)."""
+        """Fit the correction on the stored crops (corrections too, when enabled), and
+        adapt photo mode's classifier to the photos' corners when that is not done yet."""
+        if not self.statistics:
+            self.fit_statistics()
         use = self._fitted()
         model = self._model()
         self.manifest["model"] = {"file": FEATURES_MODEL.name, "version": model.version}
@@ -478,6 +525,7 @@ class LearnedDeck:
                 arrays.update(weight=self.correction.weight, bias=self.correction.bias,
                               mean=self.correction.mean, scale=self.correction.scale,
                               anchors=self.correction.anchors)
+            arrays.update({STATISTIC + name: values for name, values in self.statistics.items()})
             np.savez_compressed(scratch / "deck.npz", **arrays)
             self.manifest.update(name=self.name, format=FORMAT,
                                  crops=len(self.labels))
@@ -524,12 +572,24 @@ def load_deck(name: str) -> LearnedDeck:
         anchors = data["anchors"] if "anchors" in data else np.zeros((0, 0), np.float16)
         deck.correction = Correction(data["weight"], data["bias"], data["mean"], data["scale"],
                                      anchors)
+    deck.statistics = {key[len(STATISTIC):]: data[key] for key in data.files
+                       if key.startswith(STATISTIC)}
     model = manifest.get("model")
     stored = model.get("version") if isinstance(model, dict) else None
-    # A deck stored before the correction was gated has no anchors: refit it too.
-    if deck.correction is not None and (stored != deck._model().version
-                                        or "anchors" not in data):
-        deck.fit()
+    adapted = manifest.get("adapted")
+    # A deck stored before the correction was gated has no anchors: refit it too. One
+    # stored before photo mode's classifier was adapted (session 87), or for another
+    # version of it, re-estimates its statistics.
+    refit = deck.correction is not None and (stored != deck._model().version
+                                             or "anchors" not in data)
+    readapt = bool((deck.sources == SOURCE_PHOTO).any()) and ADAPTABLE_MODEL.is_file() and (
+        not isinstance(adapted, dict) or adapted.get("version") != file_version(
+            ADAPTABLE_MODEL) or adapted.get("share") != ADAPTED_SHARE)
+    if readapt:
+        deck.fit_statistics()
+    if refit:
+        deck.fit()  # after the statistics: it measures them itself only when they are missing
+    if refit or readapt:
         deck.save()
     return deck
 

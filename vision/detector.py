@@ -649,6 +649,12 @@ class LearnedDeckReader(Protocol):
                       ) -> np.ndarray | None: ...
 
     @property
+    def photo_network(self) -> tuple[Path, dict[str, np.ndarray]] | None:
+        """Photo mode's classifier adapted to the deck: (its model, the initializers that
+        adapt it), or None: photo mode reads with its own."""
+        ...
+
+    @property
     def prints_light_on_dark(self) -> bool:
         """Whether the deck prints its indices lighter than its cards (gold or silver on
         black), as its calibration photos showed."""
@@ -883,6 +889,11 @@ class CardDetector:
                 self.photo_classifier = self.classifier if self.info.photo_classifier is None \
                     else CornerClassifier(self.info.photo_classifier,
                                           soften_px=self.info.photo_soften_px)
+                adapted = getattr(deck, "photo_network", None)
+                if adapted is not None:
+                    self.photo_classifier = CornerClassifier(
+                        adapted[0], soften_px=self.info.photo_soften_px,
+                        initializers=adapted[1])
                 if self.info.photo_text_reader is not None and self.info.photo_text_weight > 0:
                     self.text_reader = TextReader(self.info.photo_text_reader)
                 if self.info.photo_second_classifier is not None and \

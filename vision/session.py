@@ -17,5 +17,8 @@ def cpu_session(weights: Path | bytes, threads: int = 2) -> Any:  # -> ort.Infer
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # Errors only: a learned deck's adaptable classifier feeds its batch norms' statistics
+    # as inputs, which onnxruntime warns about on every opening (vision.classifier).
+    options.log_severity_level = 3
     model = weights if isinstance(weights, bytes) else str(weights)
     return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])

@@ -1075,17 +1075,24 @@ def _float_state(path: Path) -> dict:
             for key, value in read_state(path).items()}
 
 
+def trained_network(state: Path, channels: Sequence[int] = CHANNELS):  # -> torch module
+    """The network whose state dict (``channels`` wide) is at ``state``, in single
+    precision, with the heads the state has, in evaluation mode. ValueError as
+    ``_load_trained`` raises it."""
+    weights = _float_state(state)
+    net = build_network(channels, index_head=any(key.startswith("index.") for key in weights),
+                        centre_head=any(key.startswith("centre.") for key in weights))
+    _load_trained(net, state, f"a network {tuple(channels)} wide", weights)
+    return net.eval()
+
+
 def export_state(state: Path, out: Path, channels: Sequence[int] = CHANNELS) -> bool:
     """One trained network's state dict (``channels`` wide; a run trained with
     ``--state-only`` writes only that) as the ONNX model a run without it writes, with its
     index head where the state has one (what this returns)."""
-    weights = _float_state(state)
-    index_head = any(key.startswith("index.") for key in weights)
-    net = build_network(channels, index_head=index_head,
-                        centre_head=any(key.startswith("centre.") for key in weights))
-    _load_trained(net, state, f"a network {tuple(channels)} wide", weights)
+    net = trained_network(state, channels)
     export(net, out)
-    return index_head
+    return net.index is not None
 
 
 def keep_members(source: Path, members: Sequence[int], out: Path) -> int:
