@@ -709,3 +709,37 @@ def test_the_black_deck_report_reads_only_photos_the_reader_never_trained_on() -
     # (IMG_7794, a seven labelled a six, read as a six until session 56's erratum).
     assert read and all(split_of(name) == "holdout" for name in read)
     assert len(read) < len(names)
+
+
+def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_corners(
+        detector: CardDetector, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A photo its first look votes printed light on dark (the committed hand in its
+    negative), read with no learned deck, names its corners with the adaptable classifier,
+    its statistics measured on those corners (``photo_dark_adapt``), and reads the hand as
+    it did; a light photo, or the setting at 0, is read with photo mode's own."""
+    import dataclasses
+
+    from PIL import Image
+
+    adapted: list[int] = []
+    measure = CardDetector._adapted_to
+
+    def adapted_to(self: CardDetector, image: np.ndarray, boxes: object) -> object:
+        classifier = measure(self, image, boxes)  # type: ignore[arg-type]
+        adapted.append(len(classifier.feeds))
+        return classifier
+
+    monkeypatch.setattr(CardDetector, "_adapted_to", adapted_to)
+    name = next(iter(HANDS))
+    image = np.asarray(Image.open(DECK / name).convert("RGB"))
+    assert detector.info.photo_dark_adapt > 0
+    read_image(image, detector, name, expect=13)
+    assert adapted == []
+    negative = read_image(255 - image, detector, name, expect=13)
+    assert adapted and all(count == 10 for count in adapted)  # five norms, mean and variance
+    assert set(negative.card_names) == set(HANDS[name]["cards"])
+    adapted.clear()
+    off = CardDetector(dataclasses.replace(detector.info, photo_dark_adapt=0.0))
+    assert set(read_image(255 - image, off, name, expect=13).card_names) == \
+        set(HANDS[name]["cards"])
+    assert adapted == []

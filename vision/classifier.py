@@ -261,10 +261,12 @@ def _opened(weights: Path, threads: int, what: str) -> tuple[Any, str]:
     return session, session.get_inputs()[0].name
 
 
-def adaptable_norms(weights: Path) -> list[dict[str, Any]]:
+def adaptable_norms(weights: Path, session: Any = None) -> list[dict[str, Any]]:
     """The batch norms a learned deck may re-estimate in the classifier at ``weights``, as
-    its metadata lists them (``ADAPTABLE_KEY``); ClassifierError when it lists none."""
-    session, _ = _opened(weights, 1, "classifier")
+    its metadata lists them (``ADAPTABLE_KEY``); ClassifierError when it lists none.
+    ``session``: one already open on ``weights``."""
+    if session is None:
+        session, _ = _opened(weights, 1, "classifier")
     text = session.get_modelmeta().custom_metadata_map.get(ADAPTABLE_KEY)
     if not text:
         raise ClassifierError(f"{weights} lists no batch norms to adapt "
@@ -273,7 +275,7 @@ def adaptable_norms(weights: Path) -> list[dict[str, Any]]:
 
 
 def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
-                          threads: int = 2) -> dict[str, np.ndarray]:
+                          threads: int = 2, session: Any = None) -> dict[str, np.ndarray]:
     """AdaBN: the mean and variance of each adaptable batch norm's input (``adaptable_norms``)
     over ``crops`` (N, CROP, CROP, 3), a deck's own corners, mixed with the trained ones at
     ``share`` (1: the deck's alone), as initializer values for ``CornerClassifier``.
@@ -281,15 +283,18 @@ def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
     The crops are read as the reader reads them (those printed light on dark inverted) in
     their four quarter turns, and the norms are estimated in order, each on inputs the
     norms before it already normalised with the deck's own statistics, as a network run
-    in training mode on the deck's crops normalises them."""
-    norms = adaptable_norms(weights)
+    in training mode on the deck's crops normalises them. ``session``: one already open on
+    ``weights`` (a photo's reader measures each photo's own)."""
+    norms = adaptable_norms(weights, session)
     crops = crops.copy()
     light = light_on_dark(crops)
     crops[light] = 255 - crops[light]
     batch = classifier_input(crops)
     turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in range(4)]
     own: dict[str, np.ndarray] = {}
-    session, name = _opened(weights, threads, "classifier")
+    if session is None:
+        session, _ = _opened(weights, threads, "classifier")
+    name = session.get_inputs()[0].name
     for norm in norms:
         # The norms not estimated yet read their trained statistics, the inputs' defaults.
         inputs = [session.run([norm["input"]], {name: turn, **own})[0] for turn in turns]

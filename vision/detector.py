@@ -8,6 +8,7 @@ onnxruntime: no torch, no ultralytics at run time. The PyTorch weights are the w
 from __future__ import annotations
 
 import ast
+import copy
 import dataclasses
 import json
 import math
@@ -25,6 +26,7 @@ from .classifier import (
     ClassifierError,
     CornerClassifier,
     TextReader,
+    batch_norm_statistics,
     blended_index,
     blended_readings,
 )
@@ -317,6 +319,16 @@ class ModelInfo:
     # ... and a pair is one card only when each corner's own likeliest name shares its
     # rank or its colour (``named_by_faces``' ``agree``; models/README.md, "Session 78").
     photo_face_agree: bool = False
+    # A photo its first look votes a deck printed light on dark (``printed_light_on_dark``),
+    # read with no learned deck: photo and table modes name its corners with
+    # ``photo_adaptable_classifier`` (photo mode's classifier, its batch norms adaptable,
+    # ``vision.training.adaptable``), the norms' statistics measured on the corners being
+    # named and taken at this share against the trained ones (0: off). Held out, the black
+    # deck of real-decks-dev read 0.9747 / 0.9625 -> 0.9873 / 0.975, every other set as
+    # before; adapting in a light photo's negative pass too added a wrong card to two
+    # rendered hands (models/README.md, "Session 87").
+    photo_dark_adapt: float = 0.0
+    photo_adaptable_classifier: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -324,6 +336,9 @@ class ModelInfo:
             raise ModelError(f"cards.json: photo_margins {list(self.photo_margins)} needs one "
                              "weight each, at least one above 0 (photo_view_weights "
                              f"{list(self.photo_view_weights)})")
+        if not 0 <= self.photo_dark_adapt <= 1:
+            raise ModelError(f"cards.json: photo_dark_adapt {self.photo_dark_adapt} is a "
+                             "share: give 0 (off) to 1")
         if self.photo_text_weight < 0:
             raise ModelError(f"cards.json: photo_text_weight {self.photo_text_weight} is "
                              "below 0")
@@ -514,7 +529,10 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              photo_face_sure=float(settings.get("photo_face_sure", 0.6)),
                              photo_face_rank=float(settings.get("photo_face_rank", 0.8)),
                              photo_face_lone=bool(settings.get("photo_face_lone", False)),
-                             photo_face_agree=bool(settings.get("photo_face_agree", False)))
+                             photo_face_agree=bool(settings.get("photo_face_agree", False)),
+                             photo_dark_adapt=float(settings.get("photo_dark_adapt", 0.0)),
+                             photo_adaptable_classifier=_named_file(
+                                 settings, "photo_adaptable_classifier", models))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -668,6 +686,11 @@ class LearnedDeckReader(Protocol):
 # photos (most hold 1-3 cards), 1 of 150 white-deck photos, 5 of 100 webcam frames, none
 # of 120 real-photos-dev shots nor of 80 rendered scenes.
 MIN_POLARITY_VOTES = 2
+
+
+# ``photo_dark_adapt`` measures a photo's statistics only on this many corners or more (the
+# prototype measured in session 87).
+DARK_ADAPT_BOXES = 3
 
 
 def printed_light_on_dark(image: np.ndarray, boxes: Detections) -> bool:
@@ -882,6 +905,7 @@ class CardDetector:
         self.second_classifier: CornerClassifier | None = None
         self.crowded_classifier: CornerClassifier | None = None
         self.face_reader: CornerClassifier | None = None
+        self._adaptable: CornerClassifier | None = None  # ``photo_dark_adapt``'s network
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier,
@@ -932,11 +956,15 @@ class CardDetector:
         look = self._first_look_side(image)
         found = self.locator.predict(image, threshold, self.info.iou, side=look)
         photo_classifier = self.photo_classifier
+        adapt_dark = False  # set once the first look has voted (``photo_dark_adapt``)
 
         def name(boxes: Detections, text_reader: TextReader | None,
                  every: list[Detections] | None = None) -> Detections:
             assert photo_classifier is not None
-            return self._name_corners(image, boxes, photo_classifier,
+            classifier = photo_classifier
+            if adapt_dark and len(boxes) >= DARK_ADAPT_BOXES:
+                classifier = self._adapted_to(image, boxes)
+            return self._name_corners(image, boxes, classifier,
                                       self.info.photo_margins, self.info.photo_view_weights,
                                       self.info.photo_orientations, deck_reads_all=False,
                                       text_reader=text_reader,
@@ -958,6 +986,8 @@ class CardDetector:
         # (models/README.md, "Session 84").
         light_on_dark = (self.deck is not None and self.deck.prints_light_on_dark) \
             or printed_light_on_dark(image, found)
+        adapt_dark = light_on_dark and self.deck is None and self.info.photo_dark_adapt > 0 \
+            and self.info.photo_adaptable_classifier is not None
         stands = self.info.photo_first_look_stands
         if stands > 0 and mode == "photo" and complete is not None and look is None \
                 and side is not None and not light_on_dark \
@@ -1279,6 +1309,22 @@ class CardDetector:
     def reading_settings(self) -> dict[str, object]:
         """How ``vision.reading.merge_corners`` should merge this model's corners."""
         return self.info.reading_settings
+
+    def _adapted_to(self, image: np.ndarray, boxes: Detections) -> CornerClassifier:
+        """``photo_adaptable_classifier`` with its batch norms' statistics measured on the
+        ``MARGIN`` crops of ``boxes`` (``photo_dark_adapt``); one session, opened once."""
+        path = self.info.photo_adaptable_classifier
+        assert path is not None
+        if self._adaptable is None:
+            try:
+                self._adaptable = CornerClassifier(path, soften_px=self.info.photo_soften_px)
+            except ClassifierError as error:
+                raise ModelError(str(error)) from None
+        crops = np.stack([crop_square(image, box, MARGIN) for box in boxes.xyxy])
+        adapted = copy.copy(self._adaptable)
+        adapted.feeds = batch_norm_statistics(path, crops, self.info.photo_dark_adapt,
+                                              session=self._adaptable.session)
+        return adapted
 
     def _name_corners(self, image: np.ndarray, found: Detections,
                       classifier: CornerClassifier, margins: tuple[float, ...] = (MARGIN,),
