@@ -4,7 +4,8 @@ A deck printed unlike the training decks (the black deck's gold and silver indic
 the statistics of the network's inner layers away from what its batch norms were trained
 on. Recomputing them on the deck's own calibration corners (AdaBN) names its corners better
 without training anything: on ``real-decks-dev``'s black deck, composed hands of its held-out
-corners 40.0 -> 43.33 % all right (models/README.md, "Session 87"). The reader does it
+corners 40.0 -> 43.33 % all right; and a dark photo read with no deck adapts it to its own
+corners (``ModelInfo.photo_dark_adapt``; models/README.md, "Session 87"). The reader does it
 with onnxruntime alone (``vision.classifier.batch_norm_statistics``), so this file keeps
 what that needs and the shipped int8 classifier folds away:
 
@@ -12,15 +13,15 @@ what that needs and the shipped int8 classifier folds away:
   running means and variances inputs a caller may feed (their trained values the
   defaults; onnxruntime folds a norm into its convolution when they are initializers
   alone, and a session's replaced initializers then go unread);
-- the index head (does the crop show an index at all) reads the network as trained: the
-  deck's statistics moved the names only in what was measured;
+- the index head (does the crop show an index at all) reads the network as trained:
+  adapted too, it lost held-out photos of the black deck;
 - each adaptable batch norm's input is an output too, so the same file measures the
   deck's statistics;
 - the metadata (``ADAPTABLE_KEY``) names, for each, that output, its two initializers and
   their trained values, which a deck's statistics are mixed with.
 
     python -m vision.training.adaptable --state models/checkpoints/corner-classifier-photo.pt \\
-        --out models/corner-classifier-photo-deck.onnx
+        --channels 64 128 256 --out models/corner-classifier-photo-deck.onnx
 """
 
 from __future__ import annotations
