@@ -285,6 +285,8 @@ def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
     norms before it already normalised with the deck's own statistics, as a network run
     in training mode on the deck's crops normalises them. ``session``: one already open on
     ``weights`` (a photo's reader measures each photo's own)."""
+    if session is None:
+        session, _ = _opened(weights, threads, "classifier")
     norms = adaptable_norms(weights, session)
     crops = crops.copy()
     light = light_on_dark(crops)
@@ -292,8 +294,6 @@ def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
     batch = classifier_input(crops)
     turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in range(4)]
     own: dict[str, np.ndarray] = {}
-    if session is None:
-        session, _ = _opened(weights, threads, "classifier")
     name = session.get_inputs()[0].name
     for norm in norms:
         # The norms not estimated yet read their trained statistics, the inputs' defaults.

@@ -910,14 +910,18 @@ class CardDetector:
             try:
                 self.classifier = CornerClassifier(self.info.classifier,
                                                    soften_px=self.info.soften_px)
-                self.photo_classifier = self.classifier if self.info.photo_classifier is None \
-                    else CornerClassifier(self.info.photo_classifier,
-                                          soften_px=self.info.photo_soften_px)
+                # A learned deck's adapted network reads instead of photo mode's own, which
+                # is then not opened.
                 adapted = getattr(deck, "photo_network", None)
                 if adapted is not None:
                     self.photo_classifier = CornerClassifier(
                         adapted[0], soften_px=self.info.photo_soften_px,
                         initializers=adapted[1])
+                elif self.info.photo_classifier is None:
+                    self.photo_classifier = self.classifier
+                else:
+                    self.photo_classifier = CornerClassifier(self.info.photo_classifier,
+                                                             soften_px=self.info.photo_soften_px)
                 if self.info.photo_text_reader is not None and self.info.photo_text_weight > 0:
                     self.text_reader = TextReader(self.info.photo_text_reader)
                 if self.info.photo_second_classifier is not None and \
