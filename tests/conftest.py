@@ -21,7 +21,8 @@ def load_json(name: str) -> dict:
 # The files cards.json names beside the detector and the classifier.
 NAMED_MODEL_FILES = ("table_detector", "photo_classifier", "photo_text_reader",
                      "photo_second_classifier", "photo_crowded_classifier",
-                     "photo_face_reader", "live_detector", "photo_adaptable_classifier")
+                     "photo_face_reader", "live_detector", "photo_adaptable_classifier",
+                     "photo_adaptable_statistics")
 
 
 def models_folder(tmp_path: Path, keep: str | None = None, **settings: object) -> Path:

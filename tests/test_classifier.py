@@ -1803,11 +1803,12 @@ def test_channels_take_three_or_four_widths(tmp_path, capsys, widths) -> None:
         parse_state("a.pt:8,16", (1, 1, 1))
 
 
-def _adaptable(tmp_path: Path) -> Path:
-    """A small trained-shape network with an index head, exported as a deck adapts it."""
+def _adaptable(tmp_path: Path) -> tuple[Path, Path]:
+    """A small trained-shape network with an index head, exported as a deck adapts it: the
+    adaptable classifier and its statistics network."""
     import torch
 
-    from vision.training.adaptable import adaptable_model
+    from vision.training.adaptable import adaptable_model, listed_norms, statistics_model
     from vision.training.train_classifier import build_network
 
     torch.manual_seed(0)
@@ -1820,42 +1821,72 @@ def _adaptable(tmp_path: Path) -> Path:
             module.running_var.uniform_(0.5, 2.0)
     state = tmp_path / "net.pt"
     torch.save(net.state_dict(), state)
-    out = tmp_path / "adaptable.onnx"
+    out, statistics = tmp_path / "adaptable.onnx", tmp_path / "adaptable-norms.onnx"
     out.write_bytes(adaptable_model(state, (8, 16, 16)))
-    return out
+    statistics.write_bytes(statistics_model(state, listed_norms(out.read_bytes()),
+                                            (8, 16, 16)))
+    return out, statistics
+
+
+def _sequential_statistics(model: Path, crops: np.ndarray) -> dict[str, np.ndarray]:
+    """AdaBN measured the slow way, on the adaptable classifier itself (its norms' inputs are
+    outputs too): each norm in turn, over the crops as the reader reads them in their four
+    quarter turns, each turn a batch and the turns averaged, the norms before it fed the
+    statistics already measured."""
+    from vision.classifier import adaptable_norms
+    from vision.netinput import classifier_input, light_on_dark
+
+    session = CornerClassifier(model).session
+    seen = crops.copy()
+    light = light_on_dark(seen)
+    seen[light] = 255 - seen[light]
+    batch = classifier_input(seen)
+    turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in range(4)]
+    own: dict[str, np.ndarray] = {}
+    for norm in adaptable_norms(model):
+        inputs = [session.run([norm["input"]], {"crops": turn, **own})[0] for turn in turns]
+        count = inputs[0].size // inputs[0].shape[1]
+        own[norm["mean"]] = np.mean([x.mean(axis=(0, 2, 3)) for x in inputs], axis=0)
+        own[norm["var"]] = np.mean([x.var(axis=(0, 2, 3)) * count / (count - 1)
+                                    for x in inputs], axis=0)
+    return own
 
 
 def test_an_adaptable_classifier_reads_as_trained_until_a_deck_adapts_it(tmp_path) -> None:
     """The exported network lists its five batch norms; read with their trained statistics
     (a deck's share 0) it names crops exactly as without any; with the deck's own (share
-    1) it reads otherwise, and its first norm's statistics are the moments of that norm's
-    input over the crops in their four quarter turns."""
+    1) it reads otherwise. The statistics network measures in one pass what measuring each
+    norm in turn on the adaptable network gives, and mixes them with the trained ones at
+    the share asked for."""
     from vision.classifier import adaptable_norms, batch_norm_statistics
-    from vision.netinput import classifier_input, light_on_dark
+    from vision.netinput import classifier_input
 
-    model = _adaptable(tmp_path)
+    model, statistics = _adaptable(tmp_path)
     norms = adaptable_norms(model)
     assert len(norms) == 5 and all(norm["mean"].startswith("names.") for norm in norms)
+    assert adaptable_norms(statistics) == norms
     crops = np.random.default_rng(1).integers(0, 255, (24, CROP, CROP, 3), dtype=np.uint8)
+    crops[:6] = 255 - crops[:6] // 4  # some light crops, read inverted
     plain = CornerClassifier(model).views_reading([crops], orientations=4)
-    kept = batch_norm_statistics(model, crops, share=0.0)
+    kept = batch_norm_statistics(statistics, crops, share=0.0)
     same = CornerClassifier(model, initializers=kept).views_reading([crops], orientations=4)
     assert np.allclose(plain[0], same[0], atol=1e-6) and np.allclose(plain[1], same[1])
-    own = batch_norm_statistics(model, crops, share=1.0)
+    own = batch_norm_statistics(statistics, crops, share=1.0)
+    slow = _sequential_statistics(model, crops)
+    assert set(own) == set(slow) == {norm[key] for norm in norms for key in ("mean", "var")}
+    for name, values in slow.items():
+        assert np.allclose(own[name], values, rtol=1e-4, atol=1e-5), name
+    half = batch_norm_statistics(statistics, crops, share=0.5)
+    first = norms[0]["var"]
+    assert np.allclose(half[first], (own[first] + np.asarray(norms[0]["trained_var"])) / 2,
+                       rtol=1e-5)
     adapted = CornerClassifier(model, initializers=own).views_reading([crops], orientations=4)
     assert np.abs(adapted[0] - plain[0]).max() > 1e-3
-    session = CornerClassifier(model).session
-    first = norms[0]
-    seen = crops.copy()  # as the reader reads them: those printed light on dark inverted
-    light = light_on_dark(seen)
-    seen[light] = 255 - seen[light]
-    batch = classifier_input(seen)
     # The index head reads the network as trained, whatever the deck's statistics.
+    session = CornerClassifier(model).session
+    batch = classifier_input(crops)
     assert np.array_equal(session.run(["index"], {"crops": batch, **own})[0],
                           session.run(["index"], {"crops": batch})[0])
-    inputs = np.concatenate([session.run([first["input"]], {"crops": np.ascontiguousarray(
-        np.rot90(batch, k, axes=(2, 3)))})[0] for k in range(4)])
-    assert np.allclose(own[first["mean"]], inputs.mean(axis=(0, 2, 3)), atol=1e-4)
 
 
 def test_a_classifier_that_lists_no_norms_cannot_be_adapted() -> None:
@@ -1863,3 +1894,15 @@ def test_a_classifier_that_lists_no_norms_cannot_be_adapted() -> None:
 
     with pytest.raises(ClassifierError, match="lists no batch norms"):
         adaptable_norms(DEFAULT_WEIGHTS)
+
+
+def test_statistics_are_measured_by_the_statistics_network_only(tmp_path) -> None:
+    """The adaptable classifier lists the norms but does not measure them in one pass:
+    given in the statistics network's place, it is refused with a message, not a
+    traceback from onnxruntime."""
+    from vision.classifier import ClassifierError, batch_norm_statistics
+
+    model, _ = _adaptable(tmp_path)
+    crops = np.zeros((4, CROP, CROP, 3), np.uint8)
+    with pytest.raises(ClassifierError, match="cannot measure the batch norms it lists"):
+        batch_norm_statistics(model, crops, share=0.5)

@@ -274,36 +274,41 @@ def adaptable_norms(weights: Path, session: Any = None) -> list[dict[str, Any]]:
     return json.loads(text)
 
 
+def statistics_session(weights: Path, threads: int = 2) -> Any:
+    """An onnxruntime session on a statistics network (``batch_norm_statistics``), to measure
+    many photos' statistics with; ClassifierError when it cannot be opened."""
+    return _opened(weights, threads, "the classifier's statistics network")[0]
+
+
 def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
                           threads: int = 2, session: Any = None) -> dict[str, np.ndarray]:
     """AdaBN: the mean and variance of each adaptable batch norm's input (``adaptable_norms``)
     over ``crops`` (N, CROP, CROP, 3), a deck's own corners, mixed with the trained ones at
     ``share`` (1: the deck's alone), as initializer values for ``CornerClassifier``.
 
-    The crops are read as the reader reads them (those printed light on dark inverted) in
-    their four quarter turns, and the norms are estimated in order, each on inputs the
-    norms before it already normalised with the deck's own statistics, as a network run
-    in training mode on the deck's crops normalises them. ``session``: one already open on
-    ``weights`` (a photo's reader measures each photo's own)."""
+    ``weights`` is the adaptable classifier's statistics network
+    (``vision.training.adaptable.statistics_model``), which measures them in one pass: the
+    crops are read as the reader reads them (those printed light on dark inverted) in their
+    four quarter turns, each turn a batch, the statistics averaged over the turns as batch
+    norm's running statistics average batches; each norm's input is normalised by the norms
+    before it with the crops' own statistics, as a network run in training mode on the
+    deck's crops normalises them. ``session``: one already open on ``weights`` (a photo's
+    reader measures each photo's own)."""
     if session is None:
-        session, _ = _opened(weights, threads, "classifier")
+        session = statistics_session(weights, threads)
     norms = adaptable_norms(weights, session)
     crops = crops.copy()
     light = light_on_dark(crops)
     crops[light] = 255 - crops[light]
     batch = classifier_input(crops)
-    turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in range(4)]
-    own: dict[str, np.ndarray] = {}
-    name = session.get_inputs()[0].name
-    for norm in norms:
-        # The norms not estimated yet read their trained statistics, the inputs' defaults.
-        inputs = [session.run([norm["input"]], {name: turn, **own})[0] for turn in turns]
-        # Each turn a batch, averaged as batch norm's running statistics average batches.
-        axes = (0, 2, 3)
-        count = inputs[0].size // inputs[0].shape[1]
-        own[norm["mean"]] = np.mean([x.mean(axis=axes) for x in inputs], axis=0)
-        own[norm["var"]] = np.mean([x.var(axis=axes) * count / max(count - 1, 1)
-                                    for x in inputs], axis=0)
+    turns = np.ascontiguousarray(np.stack([np.rot90(batch, k, axes=(2, 3)) for k in range(4)]))
+    names = [norm[key] for norm in norms for key in ("mean", "var")]
+    try:
+        own = dict(zip(names, session.run(names, {session.get_inputs()[0].name: turns}),
+                       strict=True))
+    except Exception as error:  # onnxruntime raises its own exception types
+        raise ClassifierError(f"{weights} cannot measure the batch norms it lists: "
+                              f"{error}") from None
     mixed = {}
     for norm in norms:
         for key in ("mean", "var"):

@@ -59,6 +59,9 @@ FEATURES_MODEL = MODELS / "corner-features-int8.onnx"
 # Photo mode's classifier as a deck adapts it: its batch norms' statistics re-estimated on
 # the deck's calibration corners (``batch_norm_statistics``; ``vision.training.adaptable``).
 ADAPTABLE_MODEL = MODELS / "corner-classifier-photo-deck.onnx"
+# The network that measures those statistics in one pass (``vision.training.adaptable``'s
+# ``--statistics-out``).
+ADAPTABLE_STATISTICS = MODELS / "corner-classifier-photo-deck-norms.onnx"
 # The deck's own statistics' share against the trained ones. Measured on real-decks-dev's
 # black deck learned from its corners (models/README.md, "Session 87"): the deck's alone
 # read its composed hands of whole held-out corners 40.0 -> 45.0 % all right and lost a
@@ -66,10 +69,10 @@ ADAPTABLE_MODEL = MODELS / "corner-classifier-photo-deck.onnx"
 # photos read a card that was not there.
 ADAPTED_SHARE = 0.5
 # At most this many of the calibration crops are read for the statistics (drawn evenly
-# from them, always the same): each of the network's five norms is estimated in its own
-# pass over them in four turns, about 3 s a pass here (learning a deck took 15.8 s with
-# them against 2.6 s without, session 87), and the 52 corners a deck learns from vary less
-# than that many crops show.
+# from them, always the same): the statistics network reads them in four turns, and the 52
+# corners a deck learns from vary less than that many crops show. Learning the committed
+# deck takes 5.6 s here (``bench/bench_deck.py``; 16.5 s while each of the five norms had
+# its own pass of the whole adaptable network, session 88).
 STATISTICS_CROPS = 320
 # How ``CornerFeatures`` reads a crop; part of the version a deck's fit is tied to
 # ("polarity": light-on-dark indices also read inverted, session 8).
@@ -433,7 +436,8 @@ class LearnedDeck:
         if len(photos) == 0 or not ADAPTABLE_MODEL.is_file():
             return
         try:
-            self.statistics = batch_norm_statistics(ADAPTABLE_MODEL, photos, ADAPTED_SHARE)
+            self.statistics = batch_norm_statistics(ADAPTABLE_STATISTICS, photos,
+                                                    ADAPTED_SHARE)
         except ClassifierError as error:
             raise DeckError(f"the deck cannot adapt photo mode's classifier ({error}): "
                             "reinstall cpoker to restore its models") from None

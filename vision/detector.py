@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from .classifier import (
     batch_norm_statistics,
     blended_index,
     blended_readings,
+    statistics_session,
 )
 from .detections import Detections, quarter_turned
 from .netinput import (
@@ -326,9 +327,12 @@ class ModelInfo:
     # named and taken at this share against the trained ones (0: off). Held out, the black
     # deck of real-decks-dev read 0.9747 / 0.9625 -> 0.9873 / 0.975, every other set as
     # before; adapting in a light photo's negative pass too added a wrong card to two
-    # rendered hands (models/README.md, "Session 87").
+    # rendered hands (models/README.md, "Session 87"). ``photo_adaptable_statistics``
+    # measures the statistics in one pass (``vision.training.adaptable``'s
+    # ``--statistics-out``).
     photo_dark_adapt: float = 0.0
     photo_adaptable_classifier: Path | None = None
+    photo_adaptable_statistics: Path | None = None
 
     def __post_init__(self) -> None:
         if not self.photo_margins or len(self.photo_view_weights) != len(self.photo_margins) \
@@ -532,7 +536,9 @@ def default_model(models: Path = MODELS) -> ModelInfo:
                              photo_face_agree=bool(settings.get("photo_face_agree", False)),
                              photo_dark_adapt=float(settings.get("photo_dark_adapt", 0.0)),
                              photo_adaptable_classifier=_named_file(
-                                 settings, "photo_adaptable_classifier", models))
+                                 settings, "photo_adaptable_classifier", models),
+                             photo_adaptable_statistics=_named_file(
+                                 settings, "photo_adaptable_statistics", models))
     raise ModelError(f"no detector weights in {models}: expected {' or '.join(named)} "
                      "cards.onnx (export one with `python -m vision.training.train_detector`)")
 
@@ -906,6 +912,7 @@ class CardDetector:
         self.crowded_classifier: CornerClassifier | None = None
         self.face_reader: CornerClassifier | None = None
         self._adaptable: CornerClassifier | None = None  # ``photo_dark_adapt``'s network
+        self._statistics: Any = None  # and its statistics network's session
         if self.info.classifier is not None:
             try:
                 self.classifier = CornerClassifier(self.info.classifier,
@@ -991,7 +998,8 @@ class CardDetector:
         light_on_dark = (self.deck is not None and self.deck.prints_light_on_dark) \
             or printed_light_on_dark(image, found)
         adapt_dark = light_on_dark and self.deck is None and self.info.photo_dark_adapt > 0 \
-            and self.info.photo_adaptable_classifier is not None
+            and self.info.photo_adaptable_classifier is not None \
+            and self.info.photo_adaptable_statistics is not None
         stands = self.info.photo_first_look_stands
         if stands > 0 and mode == "photo" and complete is not None and look is None \
                 and side is not None and not light_on_dark \
@@ -1316,18 +1324,22 @@ class CardDetector:
 
     def _adapted_to(self, image: np.ndarray, boxes: Detections) -> CornerClassifier:
         """``photo_adaptable_classifier`` with its batch norms' statistics measured on the
-        ``MARGIN`` crops of ``boxes`` (``photo_dark_adapt``); one session, opened once."""
-        path = self.info.photo_adaptable_classifier
-        assert path is not None
-        if self._adaptable is None:
-            try:
+        ``MARGIN`` crops of ``boxes`` by ``photo_adaptable_statistics``
+        (``photo_dark_adapt``); each network's session opened once."""
+        path, statistics = self.info.photo_adaptable_classifier, \
+            self.info.photo_adaptable_statistics
+        assert path is not None and statistics is not None
+        try:
+            if self._adaptable is None:
                 self._adaptable = CornerClassifier(path, soften_px=self.info.photo_soften_px)
-            except ClassifierError as error:
-                raise ModelError(str(error)) from None
-        crops = np.stack([crop_square(image, box, MARGIN) for box in boxes.xyxy])
-        adapted = copy.copy(self._adaptable)
-        adapted.feeds = batch_norm_statistics(path, crops, self.info.photo_dark_adapt,
-                                              session=self._adaptable.session)
+            if self._statistics is None:
+                self._statistics = statistics_session(statistics)
+            crops = np.stack([crop_square(image, box, MARGIN) for box in boxes.xyxy])
+            adapted = copy.copy(self._adaptable)
+            adapted.feeds = batch_norm_statistics(statistics, crops, self.info.photo_dark_adapt,
+                                                  session=self._statistics)
+        except ClassifierError as error:
+            raise ModelError(str(error)) from None
         return adapted
 
     def _name_corners(self, image: np.ndarray, found: Detections,

@@ -15,13 +15,20 @@ what that needs and the shipped int8 classifier folds away:
   alone, and a session's replaced initializers then go unread);
 - the index head (does the crop show an index at all) reads the network as trained:
   adapted too, it lost held-out photos of the black deck;
-- each adaptable batch norm's input is an output too, so the same file measures the
-  deck's statistics;
+- each adaptable batch norm's input is an output too (the statistics network is checked
+  against them, ``tests/test_classifier.py``);
 - the metadata (``ADAPTABLE_KEY``) names, for each, that output, its two initializers and
   their trained values, which a deck's statistics are mixed with.
 
+Beside it, ``--statistics-out`` writes the statistics network that measures a deck's or a
+photo's statistics in one pass (``statistics_model``): onnxruntime runs every node of a
+graph whatever outputs are asked for, so measuring the five norms one after another on the
+adaptable model ran both of its copies five times in each of four turns (0.6 s of a dark
+photo's 0.9 s, session 88).
+
     python -m vision.training.adaptable --state models/checkpoints/corner-classifier-photo.pt \\
-        --channels 64 128 256 --out models/corner-classifier-photo-deck.onnx
+        --channels 64 128 256 --out models/corner-classifier-photo-deck.onnx \\
+        --statistics-out models/corner-classifier-photo-deck-norms.onnx
 """
 
 from __future__ import annotations
@@ -105,6 +112,66 @@ def adaptable_model(state: Path, channels: Sequence[int] = CHANNELS) -> bytes:
     return model.SerializeToString()
 
 
+def statistics_model(state: Path, norms: list[dict[str, object]],
+                     channels: Sequence[int] = CHANNELS) -> bytes:
+    """The serialised ONNX network that measures, in one pass, what
+    ``vision.classifier.batch_norm_statistics`` mixes: each adaptable batch norm's mean and
+    (unbiased) variance over a batch of crops in each of its turns, averaged over the
+    turns, each norm's input normalised by the norms before it with the batch's own
+    statistics (as a network in training mode normalises a batch). Its input ``turns`` is
+    (T, N, 3, H, W), the N crops in T turns; its outputs are named as ``norms`` (the
+    adaptable model's ``adaptable_norms``, in order) name the initializers they replace,
+    and its metadata lists ``norms`` again, so that it alone gives the mixed statistics."""
+    import onnx
+    import torch
+    import torch.nn.functional as functional
+
+    trained = trained_network(state, channels)
+    features = list(trained.features)
+    positions = [k for k, module in enumerate(features)
+                 if isinstance(module, torch.nn.BatchNorm2d)]
+    if len(positions) != len(norms):
+        raise ValueError(f"{state} has {len(positions)} batch norms, the adaptable model "
+                         f"lists {len(norms)}")
+    layers = torch.nn.ModuleList(features[:positions[-1] + 1])
+
+    class OwnStatistics(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layers = layers
+
+        def forward(self, turns: torch.Tensor):
+            count = turns.shape[0]
+            x = turns.flatten(0, 1)
+            measured = []
+            for layer in self.layers:
+                if not isinstance(layer, torch.nn.BatchNorm2d):
+                    x = layer(x)
+                    continue
+                # Each turn a batch, averaged as batch norm's running statistics average
+                # batches.
+                per_turn = x.unflatten(0, (count, -1))
+                mean = per_turn.mean(dim=(1, 3, 4)).mean(dim=0)
+                var = per_turn.var(dim=(1, 3, 4), unbiased=True).mean(dim=0)
+                measured += [mean, var]
+                x = functional.batch_norm(x, mean, var, layer.weight, layer.bias,
+                                          training=False, eps=layer.eps)
+            return tuple(measured)
+
+    names = [str(norm[key]) for norm in norms for key in ("mean", "var")]
+    buffer = io.BytesIO()
+    with torch.no_grad():  # batch_norm takes measured statistics only outside autograd
+        torch.onnx.export(OwnStatistics().eval(), torch.zeros(4, 2, 3, 40, 40), buffer,
+                          input_names=["turns"], output_names=names,
+                          dynamic_axes={"turns": {0: "turns", 1: "n"}},
+                          opset_version=17, dynamo=False)
+    model = onnx.load_from_string(buffer.getvalue())
+    entry = model.metadata_props.add()
+    entry.key, entry.value = ADAPTABLE_KEY, json.dumps(norms)
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vision.training.adaptable",
                                      description=__doc__.split("\n\n")[0])
@@ -112,19 +179,36 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="photo mode's classifier's state dict (with its index head)")
     parser.add_argument("--channels", type=int, nargs="+", default=list(CHANNELS))
     parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--statistics-out", type=Path, default=None,
+                        help="where to write the network that measures a deck's statistics "
+                             "(statistics_model)")
     args = parser.parse_args(argv)
     if not args.state.is_file():
         print(f"error: {args.state} not found", file=sys.stderr)
         return 2
     try:
         data = adaptable_model(args.state, args.channels)
+        statistics = None if args.statistics_out is None \
+            else statistics_model(args.state, listed_norms(data), args.channels)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_bytes(data)
-    print(f"{args.state} -> {args.out} ({len(data) / 1e6:.1f} MB)")
+    for path, written in ((args.out, data), (args.statistics_out, statistics)):
+        if path is not None and written is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(written)
+            print(f"{args.state} -> {path} ({len(written) / 1e6:.1f} MB)")
     return 0
+
+
+def listed_norms(data: bytes) -> list[dict[str, object]]:
+    """The batch norms a serialised adaptable model lists (``ADAPTABLE_KEY``)."""
+    import onnx
+
+    for entry in onnx.load_from_string(data).metadata_props:
+        if entry.key == ADAPTABLE_KEY:
+            return json.loads(entry.value)
+    raise ValueError("the model lists no batch norms to adapt")
 
 
 if __name__ == "__main__":
