@@ -1896,6 +1896,23 @@ def test_a_classifier_that_lists_no_norms_cannot_be_adapted() -> None:
         adaptable_norms(DEFAULT_WEIGHTS)
 
 
+def test_adaptable_writes_the_classifier_and_its_statistics_network(tmp_path) -> None:
+    """``python -m vision.training.adaptable`` writes the adaptable classifier and, with
+    ``--statistics-out``, the network that measures its norms, which lists the same norms;
+    a missing state is refused and writes nothing."""
+    from vision.classifier import adaptable_norms
+    from vision.training.adaptable import main
+
+    model, _ = _adaptable(tmp_path)  # its state dict is tmp_path / "net.pt"
+    out, statistics = tmp_path / "cli.onnx", tmp_path / "cli-norms.onnx"
+    args = ["--state", str(tmp_path / "net.pt"), "--channels", "8", "16", "16"]
+    assert main([*args, "--out", str(out), "--statistics-out", str(statistics)]) == 0
+    assert adaptable_norms(statistics) == adaptable_norms(out) == adaptable_norms(model)
+    assert main(["--state", str(tmp_path / "none.pt"), "--out", str(tmp_path / "x.onnx"),
+                 "--statistics-out", str(tmp_path / "y.onnx")]) == 2
+    assert not (tmp_path / "x.onnx").exists() and not (tmp_path / "y.onnx").exists()
+
+
 def test_statistics_are_measured_by_the_statistics_network_only(tmp_path) -> None:
     """The adaptable classifier lists the norms but does not measure them in one pass:
     given in the statistics network's place, it is refused with a message, not a
