@@ -20,6 +20,11 @@ set whose photos hold fewer cards than they are said to is timed at that cost. W
 names (a rendered set's ``labels/SPLIT/NAME.txt``): as a user who says how many they
 photographed.
 
+``--negative``: each photo is re-saved in its negative first, a deck printed light on dark
+(as the black deck of ``real-decks-dev``), so photo mode's reading of a dark deck is timed:
+its first look votes the photo dark, and the corners are named by the classifier adapted to
+them (``ModelInfo.photo_dark_adapt``).
+
 ``--live-weights``, ``--classifier``, ``--live-orientations``, ``--live-early-one-turn``
 and ``--live-early-sure`` time candidate files and settings in place of
 ``models/cards.json``'s (``vision.detector.ModelInfo``'s ``live_weights``,
@@ -59,6 +64,8 @@ def main() -> int:
     parser.add_argument("--height", type=int, default=0,
                         help="height they are re-saved at (default: their own shape)")
     parser.add_argument("--mode", choices=MODES, default="photo")
+    parser.add_argument("--negative", action="store_true",
+                        help="time the photos' negatives: a deck printed light on dark")
     parser.add_argument("--json", action="store_true",
                         help="print one JSON object (vision.training.targets reads it)")
     parser.add_argument("--expect", default="13",
@@ -99,16 +106,16 @@ def main() -> int:
         except OSError as error:
             print(f"--expect labelled: {error}", file=sys.stderr)
             return 2
-        return time_photos(photos, args.repeat, args.mode, counts, info, args.json)
-    if not args.expect.isdigit():
+    elif args.expect.isdigit():
+        counts = [int(args.expect) or None] * len(photos)
+    else:
         print(f"--expect {args.expect}: give a number of cards, 0 or labelled", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as scratch:
-        if args.size:
-            photos = [resave(photo, Path(scratch) / f"{i}.jpg", args.size, args.height)
-                      for i, photo in enumerate(photos)]
-        return time_photos(photos, args.repeat, args.mode,
-                           [int(args.expect) or None] * len(photos), info, args.json)
+        if args.size or args.negative:
+            photos = [resave(photo, Path(scratch) / f"{i}.jpg", args.size, args.height,
+                             args.negative) for i, photo in enumerate(photos)]
+        return time_photos(photos, args.repeat, args.mode, counts, info, args.json)
 
 
 def labelled_cards(photo: Path) -> int:
@@ -118,13 +125,19 @@ def labelled_cards(photo: Path) -> int:
     return len({line.split()[0] for line in lines if line.strip()})
 
 
-def resave(photo: Path, out: Path, width: int, height: int = 0) -> Path:
+def resave(photo: Path, out: Path, width: int, height: int = 0, negative: bool = False
+           ) -> Path:
+    """``photo`` re-saved to ``out`` at ``width`` (0: its own) and ``height`` (its centre
+    cropped to that shape), in its negative with ``negative``."""
     image = cv2.imread(str(photo))
-    if height:  # crop the centre to the wanted shape first
+    if height and width:  # crop the centre to the wanted shape first
         image = centre_crop(image, width, height)
-    scale = width / image.shape[1]
-    image = cv2.resize(image, None, fx=scale, fy=scale,
-                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    if width:
+        scale = width / image.shape[1]
+        image = cv2.resize(image, None, fx=scale, fy=scale,
+                           interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    if negative:
+        image = 255 - image
     cv2.imwrite(str(out), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     return out
 

@@ -96,6 +96,9 @@ _PHOTO_FLAGS: tuple[tuple[str, Callable[[str], Any], str | None, str], ...] = (
     ("--photo-early-views", _yes_or_no, None, "yes: read a corner's first crop alone "
                                               "first, its others only when that leaves it "
                                               "unsure (no: all of them)"),
+    ("--photo-dark-adapt", float, None, "a photo its first look votes a dark deck's has its "
+                                        "corners named by the classifier adapted to them, "
+                                        "their statistics at this share; 0: off"),
 )
 # The flags above as argparse names them: the ``ModelInfo`` fields they set.
 PHOTO_OPTIONS = tuple(flag[2:].replace("-", "_") for flag, *_ in _PHOTO_FLAGS)
