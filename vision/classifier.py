@@ -33,7 +33,8 @@ ORIENTATIONS = (1, 2, 4, 8)
 EARLY_INDEX = 0.4
 # The metadata key under which a classifier a learned deck adapts to itself
 # (``vision.training.adaptable``) lists its batch norms: each one's input (an output of the
-# model too), the names of its mean and variance initializers, and their trained values.
+# model too), the names of its mean and variance initializers, and their trained values. Its
+# statistics network (``batch_norm_statistics``) lists them alike.
 ADAPTABLE_KEY = "cpoker_adaptable_batch_norms"
 
 
