@@ -428,7 +428,8 @@ class LearnedDeck:
         """Re-estimate photo mode's classifier's batch norms on the calibration photos'
         corners. The user's corrections do not count: a few corners, each copied, would
         weigh in as the deck's whole look; and measuring them again for each would keep
-        the user waiting about 15 s a correction."""
+        the user waiting about 2.4 s a correction (320 crops, session 88; 15 s before the
+        statistics network)."""
         photos = self.crops[self.sources == SOURCE_PHOTO]
         if len(photos) > STATISTICS_CROPS:
             photos = photos[np.linspace(0, len(photos) - 1, STATISTICS_CROPS).astype(int)]
