@@ -124,7 +124,7 @@ def test_the_tune_sets_are_read_into_a_folder_of_readings(tmp_path: Path) -> Non
     work = tmp_path / "work"
     (work / "tools").mkdir(parents=True)
     shutil.copy(ROOT / "tools" / "tune_sets.sh", work / "tools")
-    for drawn in ("tune-1280b", "tune-4032", "tune-rows"):
+    for drawn in ("tune-1280b", "tune-4032", "tune-rows", "tune-dark"):
         (work / "datasets" / "generated" / drawn).mkdir(parents=True)
         (work / "datasets" / "generated" / drawn / "data.yaml").write_text("names: []\n")
     for shared in ("real-decks-dev", "real-photos-dev"):
@@ -148,7 +148,8 @@ def test_the_tune_sets_are_read_into_a_folder_of_readings(tmp_path: Path) -> Non
                              "--json", "--split", "none", "--shots", "tune", "--by", "kind",
                              "--photo-face-lone", "no"]
     assert sorted(path.name for path in (work / "out").glob("*.json")) == [
-        "real-decks-dev.json", "tune-1280b.json", "tune-4032.json", "tune-rows.json"]
+        "real-decks-dev.json", "tune-1280b.json", "tune-4032.json", "tune-dark.json",
+        "tune-rows.json"]
     # No folder named: the usage; a set not drawn: how to draw it, before anything is read.
     usage = subprocess.run([BASH, "tools/tune_sets.sh"], cwd=work, capture_output=True,
                            text=True, timeout=60)

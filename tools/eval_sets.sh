@@ -13,6 +13,12 @@
 #                from PyPI's arcade; session 60): a fourth design no model trained on
 #   eval-640x480 eval-1280's scenes shrunk to a camera frame's 640x480, labels as they are:
 #                live mode against photo mode on the same hands (session 48)
+#   tune-dark    tune-1280b's first 100 scenes in their negative: each design printed light
+#                on dark, the path a black deck's photo takes (the first look votes it
+#                dark, the photo is read whole and in its negative, its corners named by
+#                the classifier adapted to them); levers are tuned on it (session 89)
+#   eval-dark    eval-1280's 100 scenes in their negative, read only to report (session 88
+#                read both by hand)
 #   eval-rows    100 set hands (rows of 3, 5 and 5) at 1280x960 } issue 13's "rows right":
 #   eval-rows-4032 50 set hands at 4032x3024                   } their rows in the manifest
 #                (session 58; eval-1280 and eval-4032 hold 28 and 14 such hands)
@@ -37,29 +43,49 @@ declare -A recipe=(
   [eval-rows-4032]="--count 50 --seed 136 --imgsz 4032 --height 3024 --layouts rows"
   [eval-jumbo]="--count 100 --seed 144 --imgsz 1280 --height 960 $HAND --val-decks $JUMBO"
   [eval-kenney]="--count 100 --seed 160 --imgsz 1280 --height 960 $HAND --val-decks kenney"
-  [eval-640x480]="shrunk from eval-1280")
+  [eval-640x480]="shrunk from eval-1280"
+  [tune-dark]="the negatives of tune-1280b's first 100"
+  [eval-dark]="the negatives of eval-1280")
+# A set made from another drawn set: its source, what is done to each photo, how many.
+declare -A derived=(
+  [eval-640x480]="eval-1280 shrink 0"
+  [tune-dark]="tune-1280b negative 100"
+  [eval-dark]="eval-1280 negative 0")
 [ $# -gt 0 ] || set -- tune-1280b tune-4032 tune-rows eval-1280 eval-4032 eval-table eval-jumbo eval-kenney eval-640x480 \
-  eval-rows eval-rows-4032
+  eval-rows eval-rows-4032 tune-dark eval-dark
 for name in "$@"; do
   [ -n "${recipe[$name]+set}" ] || { echo "unknown set $name: known ${!recipe[*]}"; exit 2; }
 done
 for name in "$@"; do
-  if [ "$name" = eval-640x480 ]; then
-    [ -f "$G/eval-1280/data.yaml" ] || { echo "eval-640x480 is shrunk from eval-1280: draw that first"; exit 2; }
+  if [ -n "${derived[$name]+set}" ]; then
+    read -r source change count <<< "${derived[$name]}"
+    [ -f "$G/$source/data.yaml" ] || { echo "$name is made from $source: draw that first"; exit 2; }
     rm -rf "${G:?}/$name"
-    $P - "$G/eval-1280" "$G/$name" <<'PY'
-import shutil, sys
+    $P - "$G/$source" "$G/$name" "$change" "$count" <<'PY'
+import csv, sys
 from pathlib import Path
 import cv2
-source, out = Path(sys.argv[1]), Path(sys.argv[2])
-shutil.copytree(source / "labels", out / "labels")
-shutil.copy(source / "manifest.csv", out)
-(out / "data.yaml").write_text((source / "data.yaml").read_text().replace(source.name, out.name))
-for photo in sorted((source / "images").rglob("*.jpg")):
+source, out, change, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+photos = sorted((source / "images").rglob("*.jpg"))
+photos = photos[:count] if count else photos
+for photo in photos:
     to = out / photo.relative_to(source)
     to.parent.mkdir(parents=True, exist_ok=True)
-    small = cv2.resize(cv2.imread(str(photo)), (640, 480), interpolation=cv2.INTER_AREA)
-    cv2.imwrite(str(to), small, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    image = cv2.imread(str(photo))
+    if change == "shrink":  # a camera frame's size, labels as they are (shares of the photo)
+        image = cv2.resize(image, (640, 480), interpolation=cv2.INTER_AREA)
+    else:  # negative: light ink on a dark card, the labels unchanged
+        image = 255 - image
+    cv2.imwrite(str(to), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    label = source / "labels" / photo.relative_to(source / "images").with_suffix(".txt")
+    (out / label.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+    (out / label.relative_to(source)).write_text(label.read_text())
+with (source / "manifest.csv").open(newline="") as handle:
+    rows = list(csv.reader(handle))
+kept = {str(photo.relative_to(source)) for photo in photos}
+with (out / "manifest.csv").open("w", newline="") as handle:
+    csv.writer(handle).writerows([rows[0]] + [row for row in rows[1:] if row[0] in kept])
+(out / "data.yaml").write_text((source / "data.yaml").read_text().replace(source.name, out.name))
 PY
     continue
   fi
