@@ -258,6 +258,43 @@ def test_a_deck_printed_light_on_dark_reads_like_its_light_twin() -> None:
     assert np.mean(named_negative == named) >= 0.9
 
 
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.exists(), reason="classifier weights not shipped")
+def test_a_light_on_dark_crop_is_read_as_it_is_only_where_its_negative_is_unsure() -> None:
+    # The negative of a committed scene's corners, and a few crops of noise printed light
+    # on dark: each is read in its negative first, and as it is too only where the
+    # negative names it under NEGATIVE_SURE; then the surer of the two readings is kept.
+    from vision.classifier import NEGATIVE_SURE, CornerClassifier
+    from vision.netinput import light_on_dark
+    from vision.photo import load_photo
+
+    image = load_photo(Path(__file__).parent / "data" / "scenes" / "scene-00-rows.jpg")
+    boxes = CardDetector(locate_only=True).detect(image).xyxy
+    rng = np.random.default_rng(11)
+    noise = rng.integers(10, 40, (4, CROP, CROP, 3), np.uint8)
+    noise[:, 12:28, 17:23] = rng.integers(170, 230, (4, 16, 6, 3), np.uint8)
+    crops = np.concatenate([np.stack([crop_square(255 - image, box) for box in boxes]), noise])
+    assert light_on_dark(crops).all()
+    classifier = CornerClassifier()
+    run = classifier.session.run
+    batches: list[int] = []
+
+    def counted(outputs, feeds):  # type: ignore[no-untyped-def]
+        batches.append(len(feeds[classifier.input]))
+        return run(outputs, feeds)
+
+    negative = classifier.probabilities(255 - crops)
+    as_is = classifier.probabilities(crops)
+    classifier.session = type("Counted", (), {"run": staticmethod(counted)})()
+    read = classifier.probabilities(crops)
+    sure = negative.max(axis=1) >= NEGATIVE_SURE
+    assert sure.any() and (~sure).any()
+    # Two turns a reading: the negatives of all, then the unsure crops as they are.
+    assert batches == [2 * len(crops), 2 * int((~sure).sum())]
+    surer = np.where((as_is.max(axis=1) >= negative.max(axis=1))[:, None], as_is, negative)
+    expected = np.where(sure[:, None], negative, surer)
+    assert np.allclose(read, expected, atol=1e-6)
+
+
 def test_training_mixes_files_by_share_and_reports_each_validation_file(tmp_path) -> None:
     from vision.training.train_classifier import train
 
