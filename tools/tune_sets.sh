@@ -5,8 +5,9 @@
 # 85) of the held-out decks, tune-dark (100 of tune-1280b's scenes in their negative: a deck
 # printed light on dark, session 89) (bash tools/eval_sets.sh tune-1280b tune-4032 tune-rows
 # tune-dark), and the tune shots of the two shared real sets (real-decks-dev by kind). About
-# 6 minutes on 2 cores (372 s in session 89; tune-dark about 2.5 of them, a dark photo taking
-# about 1.5 s).
+# 5-6 minutes on 2 cores (session 89: 372 s, then 316 s once a light-on-dark crop was read
+# as it is only where its negative is unsure; tune-dark about 2 of them, a dark photo taking
+# about 1 s).
 #   bash tools/tune_sets.sh DIR [evaluate options: a candidate reader, e.g. --photo-face-lone no]
 #   python -m vision.training.compare BASE_DIR DIR    # what the candidate moved, photo by photo
 # EVALUATE replaces the command after the interpreter (default: -m vision.training.evaluate),
