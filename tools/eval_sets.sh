@@ -78,8 +78,9 @@ for photo in photos:
         image = 255 - image
     cv2.imwrite(str(to), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     label = source / "labels" / photo.relative_to(source / "images").with_suffix(".txt")
-    (out / label.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
-    (out / label.relative_to(source)).write_text(label.read_text())
+    copied = out / label.relative_to(source)
+    copied.parent.mkdir(parents=True, exist_ok=True)
+    copied.write_text(label.read_text())
 with (source / "manifest.csv").open(newline="") as handle:
     rows = list(csv.reader(handle))
 kept = {str(photo.relative_to(source)) for photo in photos}
