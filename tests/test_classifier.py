@@ -1865,11 +1865,12 @@ def _adaptable(tmp_path: Path) -> tuple[Path, Path]:
     return out, statistics
 
 
-def _sequential_statistics(model: Path, crops: np.ndarray) -> dict[str, np.ndarray]:
+def _sequential_statistics(model: Path, crops: np.ndarray, quarter_turns: tuple[int, ...] = (
+        0, 1, 2, 3)) -> dict[str, np.ndarray]:
     """AdaBN measured the slow way, on the adaptable classifier itself (its norms' inputs are
-    outputs too): each norm in turn, over the crops as the reader reads them in their four
-    quarter turns, each turn a batch and the turns averaged, the norms before it fed the
-    statistics already measured."""
+    outputs too): each norm in turn, over the crops as the reader reads them in their
+    ``quarter_turns``, each turn a batch and the turns averaged, the norms before it fed
+    the statistics already measured."""
     from vision.classifier import adaptable_norms
     from vision.netinput import classifier_input, light_on_dark
 
@@ -1878,7 +1879,7 @@ def _sequential_statistics(model: Path, crops: np.ndarray) -> dict[str, np.ndarr
     light = light_on_dark(seen)
     seen[light] = 255 - seen[light]
     batch = classifier_input(seen)
-    turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in range(4)]
+    turns = [np.ascontiguousarray(np.rot90(batch, k, axes=(2, 3))) for k in quarter_turns]
     own: dict[str, np.ndarray] = {}
     for norm in adaptable_norms(model):
         inputs = [session.run([norm["input"]], {"crops": turn, **own})[0] for turn in turns]
@@ -1893,9 +1894,9 @@ def test_an_adaptable_classifier_reads_as_trained_until_a_deck_adapts_it(tmp_pat
     """The exported network lists its five batch norms; read with their trained statistics
     (a deck's share 0) it names crops exactly as without any; with the deck's own (share
     1) it reads otherwise. The statistics network measures in one pass what measuring each
-    norm in turn on the adaptable network gives, and mixes them with the trained ones at
-    the share asked for."""
-    from vision.classifier import adaptable_norms, batch_norm_statistics
+    norm in turn on the adaptable network gives, in all four quarter turns or in the turns
+    asked for, and mixes them with the trained ones at the share asked for."""
+    from vision.classifier import PHOTO_STATISTICS_TURNS, adaptable_norms, batch_norm_statistics
     from vision.netinput import classifier_input
 
     model, statistics = _adaptable(tmp_path)
@@ -1913,6 +1914,13 @@ def test_an_adaptable_classifier_reads_as_trained_until_a_deck_adapts_it(tmp_pat
     assert set(own) == set(slow) == {norm[key] for norm in norms for key in ("mean", "var")}
     for name, values in slow.items():
         assert np.allclose(own[name], values, rtol=1e-4, atol=1e-5), name
+    # A dark photo measures its own in fewer turns (upright and upside down), and gets what
+    # the slow way gives in those turns.
+    photo = batch_norm_statistics(statistics, crops, share=1.0, turns=PHOTO_STATISTICS_TURNS)
+    upright = _sequential_statistics(model, crops, PHOTO_STATISTICS_TURNS)
+    for name, values in upright.items():
+        assert np.allclose(photo[name], values, rtol=1e-4, atol=1e-5), name
+    assert max(np.abs(photo[name] - own[name]).max() for name in own) > 1e-3
     half = batch_norm_statistics(statistics, crops, share=0.5)
     first = norms[0]["var"]
     assert np.allclose(half[first], (own[first] + np.asarray(norms[0]["trained_var"])) / 2,

@@ -715,11 +715,15 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
         detector: CardDetector, monkeypatch: pytest.MonkeyPatch) -> None:
     """A photo its first look votes printed light on dark (the committed hand in its
     negative), read with no learned deck, names its corners with the adaptable classifier,
-    its statistics measured on those corners (``photo_dark_adapt``), and reads the hand as
-    it did; a light photo, or the setting at 0, is read with photo mode's own."""
+    its statistics measured on those corners upright and upside down
+    (``photo_dark_adapt``, ``PHOTO_STATISTICS_TURNS``), and reads the hand as it did; a
+    light photo, or the setting at 0, is read with photo mode's own."""
     import dataclasses
 
     from PIL import Image
+
+    import vision.detector
+    from vision.classifier import PHOTO_STATISTICS_TURNS
 
     adapted: list[int] = []
     measure = CardDetector._adapted_to
@@ -730,6 +734,14 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
         return classifier
 
     monkeypatch.setattr(CardDetector, "_adapted_to", adapted_to)
+    measured_in: list[object] = []
+    statistics = vision.detector.batch_norm_statistics
+
+    def measured(*args: object, **kwargs: object) -> object:
+        measured_in.append(kwargs.get("turns"))
+        return statistics(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vision.detector, "batch_norm_statistics", measured)
     name = next(iter(HANDS))
     image = np.asarray(Image.open(DECK / name).convert("RGB"))
     assert detector.info.photo_dark_adapt > 0
@@ -737,6 +749,8 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
     assert adapted == []
     negative = read_image(255 - image, detector, name, expect=13)
     assert adapted and all(count == 10 for count in adapted)  # five norms, mean and variance
+    # Its statistics measured upright and upside down only (half the quarter turns).
+    assert measured_in == [PHOTO_STATISTICS_TURNS] * len(adapted)
     assert set(negative.card_names) == set(HANDS[name]["cards"])
     adapted.clear()
     off = CardDetector(dataclasses.replace(detector.info, photo_dark_adapt=0.0))

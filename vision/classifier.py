@@ -42,6 +42,14 @@ NEGATIVE_SURE = 0.9
 # model too), the names of its mean and variance initializers, and their trained values. Its
 # statistics network (``batch_norm_statistics``) lists them alike.
 ADAPTABLE_KEY = "cpoker_adaptable_batch_norms"
+# The quarter turns (``np.rot90``'s k) in which a learned deck's corners are read to measure
+# its batch-norm statistics (``batch_norm_statistics``).
+QUARTER_TURNS = (0, 1, 2, 3)
+# A dark photo read with no deck measures its own statistics in half of them: upright and
+# upside down, as its cards' two indices lie. The dark tune hands read one more right, the
+# real decks' tune photos the same, and a dark tune hand took 1419.2 against 1638.3 ms
+# (models/README.md, "Session 90"); in one turn alone the black deck lost a card.
+PHOTO_STATISTICS_TURNS = (0, 2)
 
 
 class ClassifierError(RuntimeError):
@@ -297,17 +305,19 @@ def statistics_session(weights: Path, threads: int = 2) -> Any:
 
 
 def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
-                          threads: int = 2, session: Any = None) -> dict[str, np.ndarray]:
+                          threads: int = 2, session: Any = None,
+                          turns: Sequence[int] = QUARTER_TURNS) -> dict[str, np.ndarray]:
     """AdaBN: the mean and variance of each adaptable batch norm's input (``adaptable_norms``)
     over ``crops`` (N, CROP, CROP, 3), a deck's own corners, mixed with the trained ones at
     ``share`` (1: the deck's alone), as initializer values for ``CornerClassifier``.
 
     ``weights`` is the adaptable classifier's statistics network
     (``vision.training.adaptable.statistics_model``), which measures them in one pass: the
-    crops are read as the reader reads them (those printed light on dark inverted) in their
-    four quarter turns, each turn a batch, the statistics averaged over the turns as batch
-    norm's running statistics average batches; each norm's input is normalised by the norms
-    before it with the crops' own statistics, as a network run in training mode on the
+    crops are read as the reader reads them (those printed light on dark inverted) in each
+    of ``turns`` (quarter turns: ``QUARTER_TURNS``, all four, or a photo's
+    ``PHOTO_STATISTICS_TURNS``), each turn a batch, the statistics averaged over the turns as
+    batch norm's running statistics average batches; each norm's input is normalised by the
+    norms before it with the crops' own statistics, as a network run in training mode on the
     deck's crops normalises them. ``session``: one already open on ``weights`` (a photo's
     reader measures each photo's own)."""
     if session is None:
@@ -317,10 +327,10 @@ def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
     light = light_on_dark(crops)
     crops[light] = 255 - crops[light]
     batch = classifier_input(crops)
-    turns = np.ascontiguousarray(np.stack([np.rot90(batch, k, axes=(2, 3)) for k in range(4)]))
+    turned = np.ascontiguousarray(np.stack([np.rot90(batch, k, axes=(2, 3)) for k in turns]))
     names = [norm[key] for norm in norms for key in ("mean", "var")]
     try:
-        own = dict(zip(names, session.run(names, {session.get_inputs()[0].name: turns}),
+        own = dict(zip(names, session.run(names, {session.get_inputs()[0].name: turned}),
                        strict=True))
     except Exception as error:  # onnxruntime raises its own exception types
         raise ClassifierError(f"{weights} cannot measure the batch norms it lists: "

@@ -23,6 +23,7 @@ from engine.cards import CARD_NAMES
 
 from .classifier import (
     ORIENTATIONS,
+    PHOTO_STATISTICS_TURNS,
     ClassifierError,
     CornerClassifier,
     TextReader,
@@ -1324,8 +1325,9 @@ class CardDetector:
 
     def _adapted_to(self, image: np.ndarray, boxes: Detections) -> CornerClassifier:
         """``photo_adaptable_classifier`` with its batch norms' statistics measured on the
-        ``MARGIN`` crops of ``boxes`` by ``photo_adaptable_statistics``
-        (``photo_dark_adapt``); each network's session opened once."""
+        ``MARGIN`` crops of ``boxes`` by ``photo_adaptable_statistics``, upright and upside
+        down (``PHOTO_STATISTICS_TURNS``) (``photo_dark_adapt``); each network's session
+        opened once."""
         path, statistics = self.info.photo_adaptable_classifier, \
             self.info.photo_adaptable_statistics
         assert path is not None and statistics is not None
@@ -1337,7 +1339,8 @@ class CardDetector:
             crops = np.stack([crop_square(image, box, MARGIN) for box in boxes.xyxy])
             adapted = copy.copy(self._adaptable)
             adapted.feeds = batch_norm_statistics(statistics, crops, self.info.photo_dark_adapt,
-                                                  session=self._statistics)
+                                                  session=self._statistics,
+                                                  turns=PHOTO_STATISTICS_TURNS)
         except ClassifierError as error:
             raise ModelError(str(error)) from None
         return adapted
