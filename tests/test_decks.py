@@ -716,8 +716,8 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
     """A photo its first look votes printed light on dark (the committed hand in its
     negative), read with no learned deck, names its corners with the adaptable classifier,
     its statistics measured on those corners upright and upside down
-    (``photo_dark_adapt``, ``PHOTO_STATISTICS_TURNS``), and reads the hand as it did; a
-    light photo, or the setting at 0, is read with photo mode's own."""
+    (``photo_dark_adapt``, ``PHOTO_STATISTICS_TURNS``) once a photo, and reads the hand as
+    it did; a light photo, or the setting at 0, is read with photo mode's own."""
     import dataclasses
 
     from PIL import Image
@@ -752,6 +752,21 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
     # Its statistics measured upright and upside down only (half the quarter turns).
     assert measured_in == [PHOTO_STATISTICS_TURNS] * len(adapted)
     assert set(negative.card_names) == set(HANDS[name]["cards"])
+    # Told it is never whole, the photo is read by every further pass, and the corners
+    # each pass adds are named with the statistics its own corners gave, measured once.
+    adapted.clear()
+    named_adapted: list[int] = []
+    name_corners = CardDetector._name_corners
+
+    def naming(self: CardDetector, image: np.ndarray, found: object,
+               classifier: object, *args: object, **kwargs: object) -> object:
+        if getattr(classifier, "feeds", None):
+            named_adapted.append(id(classifier))
+        return name_corners(self, image, found, classifier, *args, **kwargs)  # type: ignore
+
+    monkeypatch.setattr(CardDetector, "_name_corners", naming)
+    detector.detect(255 - image, "photo", complete=lambda detections: False)
+    assert len(adapted) == 1 and len(named_adapted) >= 2 and len(set(named_adapted)) == 1
     adapted.clear()
     off = CardDetector(dataclasses.replace(detector.info, photo_dark_adapt=0.0))
     assert set(read_image(255 - image, off, name, expect=13).card_names) == \
