@@ -1865,8 +1865,9 @@ def _adaptable(tmp_path: Path) -> tuple[Path, Path]:
     return out, statistics
 
 
-def _sequential_statistics(model: Path, crops: np.ndarray, quarter_turns: tuple[int, ...] = (
-        0, 1, 2, 3)) -> dict[str, np.ndarray]:
+def _sequential_statistics(model: Path, crops: np.ndarray,
+                           quarter_turns: tuple[int, ...] = (0, 1, 2, 3)
+                           ) -> dict[str, np.ndarray]:
     """AdaBN measured the slow way, on the adaptable classifier itself (its norms' inputs are
     outputs too): each norm in turn, over the crops as the reader reads them in their
     ``quarter_turns``, each turn a batch and the turns averaged, the norms before it fed

@@ -753,7 +753,8 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
     assert measured_in == [PHOTO_STATISTICS_TURNS] * len(adapted)
     assert set(negative.card_names) == set(HANDS[name]["cards"])
     # Told it is never whole, the photo is read by every further pass, and the corners
-    # each pass adds are named with the statistics its own corners gave, measured once.
+    # each pass adds are named with the statistics of the photo's first corners, measured
+    # once.
     adapted.clear()
     named_adapted: list[int] = []
     name_corners = CardDetector._name_corners
