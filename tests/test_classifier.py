@@ -1897,7 +1897,8 @@ def test_an_adaptable_classifier_reads_as_trained_until_a_deck_adapts_it(tmp_pat
     1) it reads otherwise. The statistics network measures in one pass what measuring each
     norm in turn on the adaptable network gives, in all four quarter turns or in the turns
     asked for, and mixes them with the trained ones at the share asked for."""
-    from vision.classifier import PHOTO_STATISTICS_TURNS, adaptable_norms, batch_norm_statistics
+    from vision.classifier import adaptable_norms, batch_norm_statistics
+    from vision.detector import PHOTO_STATISTICS_TURNS
     from vision.netinput import classifier_input
 
     model, statistics = _adaptable(tmp_path)

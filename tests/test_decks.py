@@ -723,7 +723,7 @@ def test_a_dark_photo_read_with_no_deck_adapts_photo_modes_classifier_to_its_cor
     from PIL import Image
 
     import vision.detector
-    from vision.classifier import PHOTO_STATISTICS_TURNS
+    from vision.detector import PHOTO_STATISTICS_TURNS
 
     adapted: list[int] = []
     measure = CardDetector._adapted_to

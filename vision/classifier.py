@@ -45,12 +45,6 @@ ADAPTABLE_KEY = "cpoker_adaptable_batch_norms"
 # The quarter turns (``np.rot90``'s k) in which a learned deck's corners are read to measure
 # its batch-norm statistics (``batch_norm_statistics``).
 QUARTER_TURNS = (0, 1, 2, 3)
-# A dark photo read with no deck measures its own statistics in half of them: upright and
-# upside down, as its cards' two indices lie. The black deck's held-out photos read at F1
-# 0.9937 against 0.9811, the dark tune hands one more right, every other tune photo the
-# same, and a dark tune hand took 1442.5 against 1638.3 ms (models/README.md, "Session
-# 90"); in one turn alone the black deck lost a tune card.
-PHOTO_STATISTICS_TURNS = (0, 2)
 
 
 class ClassifierError(RuntimeError):
@@ -316,11 +310,11 @@ def batch_norm_statistics(weights: Path, crops: np.ndarray, share: float,
     (``vision.training.adaptable.statistics_model``), which measures them in one pass: the
     crops are read as the reader reads them (those printed light on dark inverted) in each
     of ``turns`` (quarter turns: ``QUARTER_TURNS``, all four, or a photo's
-    ``PHOTO_STATISTICS_TURNS``), each turn a batch, the statistics averaged over the turns as
-    batch norm's running statistics average batches; each norm's input is normalised by the
-    norms before it with the crops' own statistics, as a network run in training mode on the
-    deck's crops normalises them. ``session``: one already open on ``weights`` (a photo's
-    reader measures each photo's own)."""
+    ``vision.detector.PHOTO_STATISTICS_TURNS``), each turn a batch, the statistics averaged
+    over the turns as batch norm's running statistics average batches; each norm's input is
+    normalised by the norms before it with the crops' own statistics, as a network run in
+    training mode on the deck's crops normalises them. ``session``: one already open on
+    ``weights`` (a photo's reader measures each photo's own)."""
     if session is None:
         session = statistics_session(weights, threads)
     norms = adaptable_norms(weights, session)
